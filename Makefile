@@ -1,0 +1,36 @@
+# Everything a fresh machine needs: `make run` and `make test` create the virtual
+# environment and install the project on first use.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: run test lint format bench demo clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev,embedded]'
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/agentium run
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.receiver
+
+clean:
+	rm -rf $(VENV) .data .mypy_cache .ruff_cache .pytest_cache

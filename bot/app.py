@@ -1,0 +1,90 @@
+"""The web process's composition root: the only place the web side builds clients."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from redis import Redis
+from redis.asyncio import Redis as AsyncRedis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+from rq import Queue
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bot.dispatch import Dispatcher, DispatcherThread
+from bot.intake import Intake
+from bot.logs import configure_logging
+from bot.webhooks import WebhookReceiver
+from config.settings import Settings, load_settings
+
+WEBHOOK_PATH = "/api/github/webhooks"
+HEALTH_TIMEOUT_S = 1.0
+
+
+@dataclass
+class Clients:
+    redis: AsyncRedis
+    sync_redis: Redis
+    queue: Queue
+
+
+def build_clients(settings: Settings) -> Clients:
+    """Redis clients that fail fast (a webhook must get its 503 in time, not in seconds)."""
+    settings.require("redis_url")
+    url = str(settings.redis_url)
+    retry = Retry(ExponentialBackoff(cap=0.1, base=0.01), 2)
+    sync_redis = Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=5.0, retry=retry)
+    return Clients(
+        redis=AsyncRedis.from_url(url, socket_connect_timeout=1.0, socket_timeout=2.0, retry=retry),
+        sync_redis=sync_redis,
+        queue=Queue(settings.queue_name, connection=sync_redis),
+    )
+
+
+def create_app(
+    settings: Settings, clients: Clients | None = None, *, dispatch: bool = True
+) -> Starlette:
+    settings.require("webhook_secret", "redis_url")
+    assert settings.webhook_secret is not None
+    clients = clients or build_clients(settings)
+    receiver = WebhookReceiver(settings.webhook_secret.get_secret_value(), Intake(clients.redis))
+
+    async def healthz(request: Request) -> Response:
+        try:
+            await clients.redis.ping()
+        except Exception:
+            return JSONResponse({"status": "unavailable", "redis": "down"}, status_code=503)
+        return JSONResponse({"status": "ok", "redis": "up"})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        thread = (
+            DispatcherThread(Dispatcher(clients.sync_redis, clients.queue)) if dispatch else None
+        )
+        if thread:
+            thread.start()
+        try:
+            yield
+        finally:
+            if thread:
+                thread.stop()
+            await clients.redis.aclose()
+            clients.sync_redis.close()
+
+    routes = [
+        Route(WEBHOOK_PATH, receiver.handle, methods=["POST"]),
+        Route("/healthz", healthz, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def create_app_from_env() -> Starlette:
+    """uvicorn's factory: `uvicorn --factory bot.app:create_app_from_env`."""
+    settings = load_settings()
+    configure_logging(settings.log_level)
+    return create_app(settings)

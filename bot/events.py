@@ -1,0 +1,105 @@
+"""Which GitHub events concern the bot: the receiver's routing table.
+
+`app.yml`'s `default_events` is kept equal to `EVENT_ACTIONS`' keys by a test.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+# event -> the actions the bot acts on (None: every action).
+EVENT_ACTIONS: dict[str, frozenset[str] | None] = {
+    "issues": frozenset({"labeled", "unlabeled", "assigned", "unassigned", "closed", "reopened"}),
+    "issue_comment": frozenset({"created"}),
+    "pull_request": frozenset({"closed"}),
+    "pull_request_review": frozenset({"submitted"}),
+    "pull_request_review_comment": frozenset({"created"}),
+    "installation": None,
+    "installation_repositories": None,
+}
+
+COMMAND_PATTERN = re.compile(r"^\s*/agentium\b", re.MULTILINE)
+
+
+class Decision(StrEnum):
+    ENQUEUED = "enqueued"
+    DUPLICATE = "duplicate"
+    PING = "ping"
+    IGNORED_EVENT = "ignored:event"
+    IGNORED_ACTION = "ignored:action"
+    IGNORED_BOT = "ignored:bot_sender"
+    IGNORED_NO_COMMAND = "ignored:no_command"
+
+
+class MalformedPayload(ValueError):
+    """The body is not a JSON object with the fields the event must have."""
+
+
+@dataclass(frozen=True, slots=True)
+class Classified:
+    decision: Decision
+    action: str | None = None
+    repo: str | None = None
+    issue: int | None = None
+
+
+def classify(event: str, body: bytes) -> Classified:
+    """Decide from the event name first (no parse for ignored events), then the payload."""
+    if event not in EVENT_ACTIONS:
+        return Classified(Decision.IGNORED_EVENT)
+    payload = _load_object(body)
+    action = payload.get("action")
+    if not isinstance(action, str):
+        raise MalformedPayload("payload has no 'action'")
+    found = Classified(Decision.ENQUEUED, action, _repo(payload), _issue_number(payload))
+    allowed = EVENT_ACTIONS[event]
+    if allowed is not None and action not in allowed:
+        return _with(found, Decision.IGNORED_ACTION)
+    if _sender_is_bot(payload):
+        return _with(found, Decision.IGNORED_BOT)
+    if event == "issue_comment" and not COMMAND_PATTERN.search(_comment_body(payload)):
+        return _with(found, Decision.IGNORED_NO_COMMAND)
+    return found
+
+
+def _with(found: Classified, decision: Decision) -> Classified:
+    return Classified(decision, found.action, found.repo, found.issue)
+
+
+def _load_object(body: bytes) -> dict[str, Any]:
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise MalformedPayload("body is not valid JSON") from exc
+    if not isinstance(payload, dict):
+        raise MalformedPayload("body is not a JSON object")
+    return payload
+
+
+def _sender_is_bot(payload: dict[str, Any]) -> bool:
+    sender = payload.get("sender")
+    return isinstance(sender, dict) and sender.get("type") == "Bot"
+
+
+def _repo(payload: dict[str, Any]) -> str | None:
+    repo = payload.get("repository")
+    name = repo.get("full_name") if isinstance(repo, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _issue_number(payload: dict[str, Any]) -> int | None:
+    for key in ("issue", "pull_request"):
+        item = payload.get(key)
+        if isinstance(item, dict) and isinstance(item.get("number"), int):
+            return int(item["number"])
+    return None
+
+
+def _comment_body(payload: dict[str, Any]) -> str:
+    comment = payload.get("comment")
+    body = comment.get("body") if isinstance(comment, dict) else None
+    return body if isinstance(body, str) else ""

@@ -1,0 +1,126 @@
+"""Process settings from the environment and `.env`, with Probot's variable names.
+
+`load_settings()` is called once by each composition root (the web app factory,
+the worker entry point, the CLI); nothing else reads the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+PEM_HEADER = "-----BEGIN"
+
+
+class SettingsError(ValueError):
+    """A setting is missing or malformed; the message names the variable."""
+
+
+class Settings(BaseSettings):
+    """Everything a process needs from its environment. Secrets are SecretStr."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+    )
+
+    app_id: int | None = Field(default=None, gt=0)
+    app_slug: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,33}$")
+    private_key: SecretStr | None = None
+    private_key_path: Path | None = None
+    webhook_secret: SecretStr | None = None
+    redis_url: str | None = Field(default=None, pattern=r"^(redis|rediss|unix)://")
+    anthropic_api_key: SecretStr | None = None
+    anthropic_base_url: str | None = Field(default=None, pattern=r"^https?://")
+    github_api_url: str = Field(default="https://api.github.com", pattern=r"^https?://")
+    port: int = Field(default=3000, ge=1, le=65535)
+    host: str = "127.0.0.1"
+    workers: int = Field(default=2, ge=1, le=64)
+    log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
+    data_dir: Path = Path(".data")
+    queue_name: str = Field(default="agentium", pattern=r"^[A-Za-z0-9_.-]+$")
+
+    @field_validator("private_key", mode="before")
+    @classmethod
+    def _unescape_pem(cls, value: Any) -> Any:
+        """Accept a PEM written on one line with literal backslash-n separators."""
+        if isinstance(value, str) and "\\n" in value:
+            return value.replace("\\n", "\n")
+        return value
+
+    @field_validator("private_key")
+    @classmethod
+    def _looks_like_pem(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().lstrip().startswith(PEM_HEADER):
+            raise ValueError("must be a PEM private key (starting with -----BEGIN)")
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _key_from_path(self) -> Settings:
+        if self.private_key is None and self.private_key_path is not None:
+            try:
+                text = self.private_key_path.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise ValueError(f"PRIVATE_KEY_PATH: cannot read {self.private_key_path}") from exc
+            self.private_key = self._looks_like_pem(SecretStr(text))
+        return self
+
+    @property
+    def bot_login(self) -> str | None:
+        """The App's bot user, as it appears in assignees and senders."""
+        return f"{self.app_slug}[bot]" if self.app_slug else None
+
+    def require(self, *names: str) -> None:
+        """Fail with one message naming every missing variable a process needs."""
+        missing = [name.upper() for name in names if getattr(self, name) is None]
+        if missing:
+            raise SettingsError(f"missing required setting(s): {', '.join(missing)}")
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
+) -> Settings:
+    """Read and validate settings; errors name the environment variable at fault.
+
+    With `environ` given (tests), only that mapping is read, not the process environment.
+    """
+    try:
+        if environ is None:
+            return Settings(_env_file=env_file)
+        values = {key.lower(): value for key, value in environ.items()}
+        return _ExplicitSettings.model_validate({k: v for k, v in values.items() if k in _FIELDS})
+    except ValidationError as exc:
+        raise SettingsError(_describe(exc)) from None
+
+
+_FIELDS = frozenset(Settings.model_fields)
+
+
+class _ExplicitSettings(Settings):
+    """Settings read from a given mapping only (no process environment, no .env)."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        *_other: PydanticBaseSettingsSource,
+        **_named: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def _describe(exc: ValidationError) -> str:
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False):
+        where = str(error["loc"][0]).upper() if error["loc"] else "settings"
+        lines.append(f"{where}: {error['msg']}")
+    return "invalid settings:\n  " + "\n  ".join(lines)

@@ -1,0 +1,182 @@
+"""The receiver against the real Redis: statuses, decisions and what lands in the intake."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+import redis
+from starlette.testclient import TestClient
+
+from bot.app import WEBHOOK_PATH, create_app
+from config import keys
+from config.settings import load_settings
+from tests.support import SECRET, delivery_headers, encode, payload
+
+# Every payload in the corpus: (event, file name) -> (status, decision).
+CORPUS_EXPECTATIONS = {
+    ("installation", "created"): (202, "enqueued"),
+    ("issue_comment", "created.1"): (202, "ignored:no_command"),
+    ("issues", "assigned"): (202, "enqueued"),
+    ("issues", "labeled"): (202, "enqueued"),
+    ("issues", "opened"): (202, "ignored:action"),
+    ("issues", "reopened"): (202, "enqueued"),
+    ("issues", "unlabeled"): (202, "enqueued"),
+    ("ping", ""): (200, "ping"),
+    ("pull_request", "closed"): (202, "enqueued"),
+    ("pull_request", "opened"): (202, "ignored:action"),
+    ("pull_request_review", "submitted"): (202, "enqueued"),
+    ("pull_request_review_comment", "created"): (202, "enqueued"),
+}
+
+
+@pytest.fixture
+def client(redis_url: str, redis_client: redis.Redis) -> Iterator[TestClient]:
+    settings = load_settings({"WEBHOOK_SECRET": SECRET, "REDIS_URL": redis_url})
+    with TestClient(create_app(settings, dispatch=False)) as test_client:
+        yield test_client
+
+
+def post(client: TestClient, event: str, body: bytes, **kwargs: str) -> tuple[int, dict]:
+    response = client.post(WEBHOOK_PATH, content=body, headers=delivery_headers(event, body, **kwargs))
+    return response.status_code, response.json()
+
+
+def intake(redis_client: redis.Redis) -> list[bytes]:
+    return list(redis_client.lrange(keys.INTAKE, 0, -1))
+
+
+def test_corpus_covers_every_payload() -> None:
+    from tests.support import WEBHOOKS
+
+    files = {(p.parent.name, p.name.removesuffix(".payload.json").removesuffix("payload.json").rstrip("."))
+             for p in WEBHOOKS.glob("*/*.json")}
+    assert files == set(CORPUS_EXPECTATIONS)
+
+
+@pytest.mark.parametrize(("event", "name"), sorted(CORPUS_EXPECTATIONS))
+def test_corpus_payload(client: TestClient, redis_client: redis.Redis, event: str, name: str) -> None:
+    status, decision = CORPUS_EXPECTATIONS[(event, name)]
+    body = encode(payload(event, name))
+    delivery = f"corpus-{event}-{name or 'x'}".replace(".", "-").replace("_", "-")
+    got_status, answer = post(client, event, body, delivery=delivery)
+    assert (got_status, answer["decision"]) == (status, decision)
+    stored = intake(redis_client)
+    assert len(stored) == (1 if decision == "enqueued" else 0)
+    if stored:
+        meta, raw = stored[0].split(b"\n", 1)
+        assert json.loads(meta)["delivery"] == delivery
+        assert json.loads(meta)["event"] == event
+        assert raw == body
+
+
+def test_duplicate_delivery_is_enqueued_once(client: TestClient, redis_client: redis.Redis) -> None:
+    body = encode(payload("issues", "labeled"))
+    assert post(client, "issues", body, delivery="dup-1") == (202, {"decision": "enqueued"})
+    assert post(client, "issues", body, delivery="dup-1") == (202, {"decision": "duplicate"})
+    assert len(intake(redis_client)) == 1
+    ttl = redis_client.ttl(keys.delivery_seen("dup-1"))
+    assert ttl >= 7 * 24 * 3600
+
+
+def test_bad_signature(client: TestClient, redis_client: redis.Redis) -> None:
+    body = encode(payload("issues", "labeled"))
+    headers = delivery_headers("issues", body)
+    headers["X-Hub-Signature-256"] = "sha256=" + "0" * 64
+    assert client.post(WEBHOOK_PATH, content=body, headers=headers).status_code == 401
+    assert intake(redis_client) == []
+
+
+def test_no_signature(client: TestClient, redis_client: redis.Redis) -> None:
+    body = encode(payload("issues", "labeled"))
+    headers = delivery_headers("issues", body)
+    del headers["X-Hub-Signature-256"]
+    assert client.post(WEBHOOK_PATH, content=body, headers=headers).status_code == 401
+    assert intake(redis_client) == []
+
+
+def test_wrong_secret(client: TestClient, redis_client: redis.Redis) -> None:
+    body = encode(payload("issues", "labeled"))
+    assert post(client, "issues", body, secret="not-the-secret")[0] == 401
+    assert intake(redis_client) == []
+
+
+def test_truncated_body(client: TestClient, redis_client: redis.Redis) -> None:
+    body = encode(payload("issues", "labeled"))
+    headers = delivery_headers("issues", body)
+    assert client.post(WEBHOOK_PATH, content=body[:-10], headers=headers).status_code == 401
+    assert intake(redis_client) == []
+
+
+def test_body_over_25_mb(client: TestClient, redis_client: redis.Redis) -> None:
+    body = b'{"action": "labeled", "pad": "' + b"x" * (26 * 1024 * 1024) + b'"}'
+    status, answer = post(client, "issues", body)
+    assert status == 413
+    assert "25 MB" in answer["error"]
+    assert intake(redis_client) == []
+
+
+def test_body_streamed_without_length_over_25_mb(client: TestClient) -> None:
+    chunk = b"x" * (1024 * 1024)
+    headers = delivery_headers("issues", b"")
+
+    def chunks() -> Iterator[bytes]:
+        for _ in range(26):
+            yield chunk
+
+    response = client.post(WEBHOOK_PATH, content=chunks(), headers=headers)
+    assert response.status_code == 413
+
+
+def test_unknown_event_is_ignored(client: TestClient, redis_client: redis.Redis) -> None:
+    body = encode({"action": "created", "sender": {"login": "x", "type": "User"}})
+    assert post(client, "star", body) == (202, {"decision": "ignored:event"})
+    assert intake(redis_client) == []
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"[1, 2]", b'{"no_action": 1}', b"\xff\xfe"])
+def test_malformed_payload(client: TestClient, redis_client: redis.Redis, body: bytes) -> None:
+    status, answer = post(client, "issues", body)
+    assert status == 400
+    assert answer["error"]
+    assert intake(redis_client) == []
+
+
+@pytest.mark.parametrize("missing", ["X-GitHub-Event", "X-GitHub-Delivery"])
+def test_missing_headers(client: TestClient, redis_client: redis.Redis, missing: str) -> None:
+    body = encode(payload("issues", "labeled"))
+    headers = delivery_headers("issues", body)
+    del headers[missing]
+    assert client.post(WEBHOOK_PATH, content=body, headers=headers).status_code == 400
+    assert intake(redis_client) == []
+
+
+def test_malformed_delivery_id(client: TestClient, redis_client: redis.Redis) -> None:
+    body = encode(payload("issues", "labeled"))
+    assert post(client, "issues", body, delivery="../../etc")[0] == 400
+    assert intake(redis_client) == []
+
+
+def test_events_from_bots_are_ignored(client: TestClient, redis_client: redis.Redis) -> None:
+    data = payload("issues", "labeled")
+    data["sender"] = {**data["sender"], "login": "agentium[bot]", "type": "Bot"}
+    assert post(client, "issues", encode(data)) == (202, {"decision": "ignored:bot_sender"})
+    assert intake(redis_client) == []
+
+
+def test_command_comment_is_enqueued(client: TestClient, redis_client: redis.Redis) -> None:
+    data = payload("issue_comment", "created.1")
+    data["comment"]["body"] = "Thanks!\n/agentium status"
+    assert post(client, "issue_comment", encode(data)) == (202, {"decision": "enqueued"})
+    assert len(intake(redis_client)) == 1
+
+
+def test_get_is_not_allowed(client: TestClient) -> None:
+    assert client.get(WEBHOOK_PATH).status_code == 405
+
+
+def test_healthz_with_redis_up(client: TestClient) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json()["redis"] == "up"

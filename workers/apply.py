@@ -1,0 +1,84 @@
+"""Carries out an intent on the task store; every branch is safe to run twice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis import Redis
+
+from config.keys import PREFIX
+from workers.intents import Cancel, Forward, Ignore, InstallationChange, Intent, Start
+from workers.tasks.record import TaskRecord, TaskStatus, task_key
+from workers.tasks.store import TaskStore
+
+
+def apply_intent(intent: Intent, store: TaskStore, redis: Redis, delivery: str) -> str:
+    """Apply and return the decision, a short word for the logs and the job's result."""
+    match intent:
+        case Start():
+            return _start(intent, store, delivery)
+        case Cancel():
+            return _cancel(store, task_key(intent.repo, intent.issue), intent.reason)
+        case Forward():
+            return _forward(intent, store, delivery)
+        case InstallationChange():
+            return _installation(intent, redis)
+        case Ignore():
+            return f"ignored: {intent.reason}"
+
+
+def _start(intent: Start, store: TaskStore, delivery: str) -> str:
+    key = task_key(intent.repo, intent.issue)
+    with store.locked(key):
+        existing = store.get(key)
+        if existing is not None and existing.status is TaskStatus.ACTIVE:
+            return "already_running"
+        record = TaskRecord(
+            repo=intent.repo,
+            issue=intent.issue,
+            installation_id=intent.installation_id,
+            trigger_user=intent.user,
+            trigger_delivery=delivery,
+        )
+        store.save(record)
+        return "task_started"
+
+
+def _cancel(store: TaskStore, key: str, reason: str) -> str:
+    with store.locked(key):
+        record = store.get(key)
+        if record is None or record.status is not TaskStatus.ACTIVE:
+            return "no_active_task"
+        record.status = TaskStatus.CANCELLED
+        record.status_reason = reason
+        store.save(record)
+        return "task_cancelled"
+
+
+def _forward(intent: Forward, store: TaskStore, delivery: str) -> str:
+    key = _resolve(intent, store)
+    if key is None:
+        return "no_task"
+    if intent.kind == "pr_closed" and not intent.item.get("merged"):
+        return _cancel(store, key, f"pull request closed by {intent.item.get('user')}")
+    item: dict[str, Any] = {"kind": intent.kind, "delivery": delivery, **intent.item}
+    store.push_inbox(key, item)
+    return f"forwarded_{intent.kind}"
+
+
+def _resolve(intent: Forward, store: TaskStore) -> str | None:
+    if intent.issue is not None:
+        key = task_key(intent.repo, intent.issue)
+        return key if store.get(key) is not None else None
+    if intent.pr is not None:
+        return store.task_for_pr(intent.repo, intent.pr)
+    return None
+
+
+def _installation(intent: InstallationChange, redis: Redis) -> str:
+    key = f"{PREFIX}:installation:{intent.installation_id}"
+    if intent.action == "deleted":
+        redis.delete(key)
+        return "installation_removed"
+    redis.hset(key, mapping={"action": intent.action, "account": intent.account or ""})
+    return "installation_recorded"

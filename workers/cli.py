@@ -1,0 +1,108 @@
+"""The `agentium` command: run, web, worker, redis, simulate."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from config.settings import Settings, SettingsError, load_settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "simulate":
+        from workers import simulate
+
+        return simulate.main([args.scenario])
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"agentium: {exc}", file=sys.stderr)
+        return 2
+    handler = {"run": _run, "web": _web, "worker": _worker, "redis": _redis}[args.command]
+    return handler(settings, args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentium", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="Redis (embedded unless REDIS_URL), web and workers together")
+    sub.add_parser("web", help="the webhook receiver (uvicorn)")
+    worker = sub.add_parser("worker", help="one RQ worker")
+    worker.add_argument("--name", default=None)
+    worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    sub.add_parser("redis", help="only the embedded Redis, in the foreground")
+    simulate = sub.add_parser("simulate", help="run the phase controller on a scenario file")
+    simulate.add_argument("scenario")
+    return parser
+
+
+def _run(settings: Settings, _args: argparse.Namespace) -> int:
+    from workers.supervisor import Supervisor
+
+    try:
+        settings.require("webhook_secret")
+    except SettingsError as exc:
+        print(f"agentium: {exc} (set it in the environment or in .env)", file=sys.stderr)
+        return 2
+    supervisor = Supervisor(settings)
+    env = supervisor.start()
+    print(
+        f"agentium: web on http://{settings.host}:{settings.port} "
+        f"(webhooks: /api/github/webhooks, health: /healthz); "
+        f"{settings.workers} worker(s); Redis at {env['REDIS_URL']}"
+        + (" (embedded)" if supervisor.redis else ""),
+        flush=True,
+    )
+    return supervisor.wait()
+
+
+def _web(settings: Settings, _args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from bot.logs import configure_logging
+
+    configure_logging(settings.log_level)
+    uvicorn.run(
+        "bot.app:create_app_from_env",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        access_log=False,
+        log_config=None,
+    )
+    return 0
+
+
+def _worker(settings: Settings, args: argparse.Namespace) -> int:
+    from redis import Redis
+    from rq import Queue, Worker
+
+    from bot.logs import configure_logging
+
+    settings.require("redis_url")
+    configure_logging(settings.log_level)
+    connection = Redis.from_url(str(settings.redis_url))
+    queue = Queue(settings.queue_name, connection=connection)
+    worker = Worker([queue], connection=connection, name=args.name, worker_ttl=30)
+    worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level)
+    return 0
+
+
+def _redis(settings: Settings, _args: argparse.Namespace) -> int:
+    import signal
+
+    from workers.embedded_redis import EmbeddedRedis
+
+    stop = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop)
+    with EmbeddedRedis(data_dir=settings.data_dir) as server:
+        print(f"agentium: embedded Redis at {server.url}", flush=True)
+        signal.sigwait(stop)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""What a delivery means for the bot: start, cancel, forward to a task, or nothing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from workers.payloads import Event
+
+COMMAND = re.compile(r"^\s*/agentium[ \t]+([a-z]+)\b(.*)$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    repo: str
+    issue: int
+    installation_id: int | None
+    user: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    repo: str
+    issue: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forward:
+    """A command or review for the task of an issue (`issue`) or of a PR (`pr`)."""
+
+    repo: str
+    kind: str  # "command" | "review" | "review_comment" | "pr_closed"
+    item: dict[str, Any]
+    issue: int | None = None
+    pr: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InstallationChange:
+    installation_id: int
+    action: str
+    account: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Ignore:
+    reason: str
+
+
+Intent = Start | Cancel | Forward | InstallationChange | Ignore
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    trigger_label: str
+    bot_login: str | None
+    commands: frozenset[str]
+
+
+def decide(event_name: str, event: Event, rules: Rules) -> Intent:
+    if event.sender.type == "Bot" or event.sender.login == rules.bot_login:
+        return Ignore("sent by a bot")
+    if event_name.startswith("installation"):
+        return _installation(event)
+    if event.repository is None:
+        return Ignore("no repository")
+    handler = _HANDLERS.get(event_name)
+    return handler(event, event.repository.full_name, rules) if handler else Ignore("event")
+
+
+def _issues(event: Event, repo: str, rules: Rules) -> Intent:
+    issue = event.issue
+    if issue is None or issue.pull_request is not None:
+        return Ignore("not an issue")
+    labelled = event.label is not None and event.label.name == rules.trigger_label
+    assigned = event.assignee is not None and event.assignee.login == rules.bot_login
+    user = event.sender.login
+    match event.action:
+        case "labeled" if labelled:
+            return Start(repo, issue.number, _installation_id(event), user)
+        case "assigned" if assigned:
+            return Start(repo, issue.number, _installation_id(event), user)
+        case "reopened" if any(label.name == rules.trigger_label for label in issue.labels):
+            return Start(repo, issue.number, _installation_id(event), user)
+        case "unlabeled" if labelled:
+            return Cancel(repo, issue.number, f"label '{rules.trigger_label}' removed by {user}")
+        case "unassigned" if assigned:
+            return Cancel(repo, issue.number, f"bot unassigned by {user}")
+        case "closed":
+            return Cancel(repo, issue.number, f"issue closed by {user}")
+    return Ignore(f"issues.{event.action} does not concern the bot")
+
+
+def _issue_comment(event: Event, repo: str, rules: Rules) -> Intent:
+    if event.issue is None or event.comment is None:
+        return Ignore("no comment")
+    found = COMMAND.search(event.comment.body)
+    if found is None:
+        return Ignore("no command")
+    name, rest = found.group(1), found.group(2).strip()
+    if name not in rules.commands:
+        return Ignore(f"unknown command '{name}'")
+    item = {"command": name, "args": rest, "user": event.sender.login, "comment": event.comment.id}
+    number = event.issue.number
+    if event.issue.pull_request is not None:
+        return Forward(repo, "command", item, pr=number)
+    return Forward(repo, "command", item, issue=number)
+
+
+def _review(event: Event, repo: str, rules: Rules) -> Intent:
+    if event.pull_request is None or event.review is None:
+        return Ignore("no review")
+    item = {
+        "review": event.review.id,
+        "state": event.review.state,
+        "body": event.review.body or "",
+        "user": event.sender.login,
+    }
+    return Forward(repo, "review", item, pr=event.pull_request.number)
+
+
+def _review_comment(event: Event, repo: str, rules: Rules) -> Intent:
+    if event.pull_request is None or event.comment is None:
+        return Ignore("no review comment")
+    item = {"comment": event.comment.id, "body": event.comment.body, "user": event.sender.login}
+    return Forward(repo, "review_comment", item, pr=event.pull_request.number)
+
+
+def _pull_request(event: Event, repo: str, rules: Rules) -> Intent:
+    if event.pull_request is None or event.action != "closed":
+        return Ignore("pull_request action")
+    item = {"merged": bool(event.pull_request.merged), "user": event.sender.login}
+    return Forward(repo, "pr_closed", item, pr=event.pull_request.number)
+
+
+def _installation(event: Event) -> Intent:
+    if event.installation is None:
+        return Ignore("no installation")
+    return InstallationChange(event.installation.id, event.action, None)
+
+
+def _installation_id(event: Event) -> int | None:
+    return event.installation.id if event.installation else None
+
+
+_HANDLERS = {
+    "issues": _issues,
+    "issue_comment": _issue_comment,
+    "pull_request_review": _review,
+    "pull_request_review_comment": _review_comment,
+    "pull_request": _pull_request,
+}

@@ -1,0 +1,73 @@
+"""RQ jobs: the workers' composition root, where real clients are built.
+
+The web side enqueues `handle_delivery` by import string (config.keys).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from typing import Any
+
+from pydantic import ValidationError
+from redis import Redis
+from rq import get_current_job
+
+from config import keys
+from config.defaults import load_bot_defaults
+from config.settings import load_settings
+from workers.apply import apply_intent
+from workers.intents import Ignore, Rules, decide
+from workers.payloads import Event
+from workers.tasks.store import TaskStore
+
+log = logging.getLogger("agentium.jobs")
+
+
+@functools.cache
+def rules() -> Rules:
+    """The trigger rules for this process, read once from the settings and defaults."""
+    settings, defaults = load_settings(), load_bot_defaults()
+    return Rules(defaults.trigger_label, settings.bot_login, defaults.commands)
+
+
+def handle_delivery(meta: dict[str, Any], body: str) -> str:
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("handle_delivery runs inside an RQ job")
+    return process_delivery(job.connection, rules(), meta, body)
+
+
+def process_delivery(redis: Redis, rules: Rules, meta: dict[str, Any], body: str) -> str:
+    """Decide and apply once per delivery id; a repeated job returns 'already_handled'."""
+    started = time.perf_counter()
+    delivery = str(meta["delivery"])
+    handled = keys.delivery_handled(delivery)
+    if redis.exists(handled):
+        decision = "already_handled"
+    else:
+        decision = _decide_and_apply(redis, rules, meta, body)
+        redis.set(handled, decision, ex=keys.DELIVERY_TTL_S)
+    log.info(
+        "job",
+        extra={
+            "delivery": delivery,
+            "event": meta.get("event"),
+            "action": meta.get("action"),
+            "decision": decision,
+            "ms": round((time.perf_counter() - started) * 1000, 3),
+        },
+    )
+    return decision
+
+
+def _decide_and_apply(redis: Redis, rules: Rules, meta: dict[str, Any], body: str) -> str:
+    try:
+        event = Event.model_validate_json(body)
+    except ValidationError as exc:
+        return f"ignored: payload lacks fields the bot needs ({exc.error_count()} errors)"
+    intent = decide(str(meta["event"]), event, rules)
+    if isinstance(intent, Ignore):
+        return f"ignored: {intent.reason}"
+    return apply_intent(intent, TaskStore(redis), redis, str(meta["delivery"]))

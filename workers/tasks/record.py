@@ -1,0 +1,47 @@
+"""The stored task: who asked for what, where, and where it stands."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def task_key(repo: str, issue: int) -> str:
+    """Stable task id: repository full name (case-insensitive on GitHub) and issue number."""
+    return f"{repo.lower()}#{issue}"
+
+
+class TaskStatus(StrEnum):
+    ACTIVE = "active"
+    CANCELLED = "cancelled"
+    FINISHED = "finished"
+
+
+class TaskRecord(BaseModel):
+    """Every field has a default or is set at creation, so older stored JSON still loads."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    schema_version: int = SCHEMA_VERSION
+    repo: str
+    issue: int
+    installation_id: int | None = None
+    trigger_user: str
+    trigger_delivery: str
+    status: TaskStatus = TaskStatus.ACTIVE
+    status_reason: str | None = None
+    pr_number: int | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+    @property
+    def key(self) -> str:
+        return task_key(self.repo, self.issue)
