@@ -1,0 +1,5 @@
+"""The phase controller: a pure transition function over a task's workflow state.
+
+Drive a task with :func:`workers.controller.transitions.step`; see ``docs/simulate.md``
+and the module docstrings for the rules.
+"""

@@ -1,0 +1,111 @@
+"""What the caller must do after a step: the outputs of ``step``. Performing them is I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from workers.controller.phases import Phase, Role
+from workers.controller.state import Feedback, Override
+
+
+class Session(StrEnum):
+    NEW = "new"
+    CONTINUE = "continue"
+
+
+@dataclass(frozen=True)
+class TaskPointer:
+    """Which ``### Task N:`` section of the plan a worker executes (0-based index)."""
+
+    index: int
+    total: int
+
+    def breadcrumb(self) -> str:
+        if self.index == 0:
+            return f"Executing Task 1 of {self.total}"
+        return (
+            f"Tasks 1-{self.index} of {self.total} completed. Now executing Task {self.index + 1}"
+        )
+
+
+@dataclass(frozen=True)
+class RunAgent:
+    """Run one agent and feed its outcome back to ``step``.
+
+    ``session`` says whether the worker conversation starts afresh or continues (SIMPLE path
+    after the first IMPLEMENT iteration, and the judge's re-ask). ``task`` is set while the
+    first COMPLEX IMPLEMENT iteration walks the plan; otherwise the whole plan applies.
+    """
+
+    role: Role
+    phase: Phase
+    iteration: int
+    max_iterations: int
+    routing_key: str
+    session: Session = Session.NEW
+    feedback: Feedback | None = None
+    task: TaskPointer | None = None
+    reask: bool = False
+
+    @property
+    def last_iteration(self) -> bool:
+        return self.iteration >= self.max_iterations
+
+
+class Target(StrEnum):
+    ISSUE = "issue"
+    PR = "pr"
+
+
+class CommentKind(StrEnum):
+    STATUS = "status"  # the one status comment on the issue, edited in place
+    PLAN = "plan"  # the plan, on the issue, when PLAN advances
+    FEEDBACK = "feedback"  # reviewer feedback + judge verdict, one per iteration
+    BLOCKED = "blocked"
+    NOTHING_TO_DO = "nothing_to_do"
+    STOPPED = "stopped"
+    COMMAND_REPLY = "command_reply"
+
+
+@dataclass(frozen=True)
+class PostComment:
+    target: Target
+    kind: CommentKind
+    data: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class OpenOrUpdatePR:
+    """Push ``agentium/issue-<N>``; open the draft PR (``Fixes #N``) or adopt an existing one."""
+
+    create: bool
+
+
+@dataclass(frozen=True)
+class MarkReady:
+    """Mark the PR ready for review and request review from whoever triggered the task."""
+
+
+@dataclass(frozen=True)
+class PostNomerge:
+    """Leave the PR draft and explain on it why a human must review (each override)."""
+
+    reason: str
+    overrides: tuple[Override, ...]
+
+
+@dataclass(frozen=True)
+class SetLabel:
+    name: str
+    present: bool = True
+
+
+@dataclass(frozen=True)
+class Finish:
+    final_phase: Phase
+
+
+Effect = RunAgent | PostComment | OpenOrUpdatePR | MarkReady | PostNomerge | SetLabel | Finish
+
+BLOCKED_LABEL = "agentium:blocked"

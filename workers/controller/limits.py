@@ -1,0 +1,95 @@
+"""Workflow settings: iteration limits per path, the no-signal limit, the memory budget.
+
+Loaded from ``config/workflow.yml`` (the defaults) or from any mapping of the same shape,
+such as a repository's ``.github/agentium.yml`` section, and validated with errors naming
+the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
+
+from workers.controller.errors import ConfigError
+from workers.controller.memory import MemoryType
+from workers.controller.phases import Path, Phase
+
+_STRICT = ConfigDict(frozen=True, extra="forbid")
+
+
+class PhaseLimits(BaseModel):
+    model_config = _STRICT
+
+    PLAN: PositiveInt
+    IMPLEMENT: PositiveInt
+    DOCS: PositiveInt
+
+
+class Limits(BaseModel):
+    """What :func:`workers.controller.transitions.step` needs to know about limits."""
+
+    model_config = _STRICT
+
+    SIMPLE: PhaseLimits = PhaseLimits(PLAN=1, IMPLEMENT=2, DOCS=1)
+    COMPLEX: PhaseLimits = PhaseLimits(PLAN=3, IMPLEMENT=5, DOCS=3)
+    eval_no_signal_limit: int = Field(default=2, ge=0)
+
+    def max_iterations(self, path: Path | None, phase: Phase) -> int:
+        """The limit for ``phase``; before the path is known the COMPLEX limits apply."""
+        table = self.SIMPLE if path is Path.SIMPLE else self.COMPLEX
+        limit: int = getattr(table, phase.value)
+        return limit
+
+
+DEFAULT_PRIORITIES: tuple[MemoryType, ...] = (
+    MemoryType.KEY_FACT,
+    MemoryType.EVAL_FEEDBACK,
+    MemoryType.STEP_PENDING,
+    MemoryType.DECISION,
+    MemoryType.PHASE_RESULT,
+    MemoryType.ERROR,
+    MemoryType.FILE_MODIFIED,
+    MemoryType.STEP_DONE,
+)
+
+
+class MemoryConfig(BaseModel):
+    model_config = _STRICT
+
+    budget_chars: PositiveInt = 6000
+    priorities: tuple[MemoryType, ...] = DEFAULT_PRIORITIES
+
+
+class WorkflowConfig(BaseModel):
+    model_config = _STRICT
+
+    limits: Limits = Limits()
+    memory: MemoryConfig = MemoryConfig()
+
+
+def _describe(error: ValidationError, source: str) -> str:
+    lines = [f"{source}: invalid workflow settings"]
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"])
+        lines.append(f"  {where}: {item['msg']}")
+    return "\n".join(lines)
+
+
+def parse_workflow_config(
+    data: Mapping[str, Any] | None, source: str = "workflow"
+) -> WorkflowConfig:
+    """Validate ``data``; missing keys take the defaults, unknown keys are errors."""
+    try:
+        return WorkflowConfig.model_validate(dict(data or {}))
+    except ValidationError as error:
+        raise ConfigError(_describe(error, source)) from None
+
+
+def load_default_workflow_config() -> WorkflowConfig:
+    """The shipped ``config/workflow.yml``."""
+    text = resources.files("config").joinpath("workflow.yml").read_text(encoding="utf-8")
+    return parse_workflow_config(yaml.safe_load(text), "config/workflow.yml")

@@ -1,0 +1,63 @@
+"""What happened in one step: the inputs of :func:`workers.controller.transitions.step`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from workers.controller.phases import Role
+
+
+@dataclass(frozen=True)
+class Start:
+    """The task was triggered; runs the first PLAN worker."""
+
+
+@dataclass(frozen=True)
+class WorkerDone:
+    """The worker's final text (not its tool output) and whether it committed anything."""
+
+    text: str
+    made_commits: bool = False
+
+
+@dataclass(frozen=True)
+class AssessorDone:
+    """The complexity assessor's final text; None when it failed (counts as COMPLEX)."""
+
+    text: str | None
+
+
+@dataclass(frozen=True)
+class ReviewerDone:
+    text: str
+
+
+@dataclass(frozen=True)
+class JudgeDone:
+    """The judge's final text; None when the call gave no text at all (no signal)."""
+
+    text: str | None
+
+
+@dataclass(frozen=True)
+class AgentFailed:
+    """An agent could not be run at all (LLM errors after the adapter's retries)."""
+
+    role: Role
+    error: str
+
+
+class Command(StrEnum):
+    STOP = "stop"
+    RETRY = "retry"
+    STATUS = "status"
+
+
+@dataclass(frozen=True)
+class HumanCommand:
+    command: Command
+    user: str = ""
+
+
+Outcome = Start | WorkerDone | AssessorDone | ReviewerDone | JudgeDone | AgentFailed | HumanCommand

@@ -1,0 +1,115 @@
+"""The workflow state of one task, stored in Redis as versioned JSON.
+
+Every field has a default, so JSON written by an older version still loads; unknown keys
+(from a newer version) are ignored. Bump ``SCHEMA_VERSION`` when a field changes meaning.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from workers.controller.memory import Memory
+from workers.controller.phases import OverrideRule, Path, Phase, Role, Verdict
+
+SCHEMA_VERSION = 1
+_MODEL = ConfigDict(frozen=True, extra="ignore")
+
+
+class Override(BaseModel):
+    """One time the controller advanced without the judge's ADVANCE."""
+
+    model_config = _MODEL
+
+    phase: Phase
+    iteration: int
+    rule: OverrideRule
+    detail: str = ""
+
+    def describe(self) -> str:
+        return f"{self.phase} iteration {self.iteration}: {self.rule} ({self.detail})"
+
+
+class Feedback(BaseModel):
+    """What the next worker iteration is told: the reviewer's text and the judge's line."""
+
+    model_config = _MODEL
+
+    review: str = ""
+    judge: str = ""
+
+
+class Awaiting(BaseModel):
+    """The agent call the task waits for; enough to rebuild the request after a crash."""
+
+    model_config = _MODEL
+
+    role: Role
+    reask: bool = False
+
+
+class Pause(BaseModel):
+    """Where a task stopped by an error or ``/agentium stop`` resumes on ``/agentium retry``."""
+
+    model_config = _MODEL
+
+    phase: Phase
+    awaiting: Awaiting
+    reason: str = ""
+
+
+class HistoryEntry(BaseModel):
+    """One step of the task, for the status comment and for debugging."""
+
+    model_config = _MODEL
+
+    phase: Phase
+    iteration: int
+    of: int = 0
+    role: Role
+    verdict: Verdict | None = None
+    summary: str = ""
+    excerpt: str = ""
+    at: datetime | None = None
+
+
+class WorkflowState(BaseModel):
+    model_config = _MODEL
+
+    schema_version: int = SCHEMA_VERSION
+    phase: Phase = Phase.PLAN
+    iteration: int = 0
+    path: Path | None = None
+    awaiting: Awaiting | None = None
+    paused: Pause | None = None
+    iterations: dict[Phase, int] = Field(default_factory=dict)
+
+    controller_overrode: bool = False
+    overrides: tuple[Override, ...] = ()
+    no_signal_count: int = 0
+
+    has_commits: bool = False
+    iteration_commits: bool = False
+    pr_open: bool = False
+
+    plan: str | None = None
+    total_tasks: int = 1
+    task_index: int = 0
+    review: str = ""
+    feedback: Feedback | None = None
+    end_reason: str = ""
+
+    memory: Memory = ()
+    history: tuple[HistoryEntry, ...] = ()
+
+    @property
+    def started(self) -> bool:
+        return self.iteration > 0 or self.phase.is_terminal
+
+    @property
+    def pr_result(self) -> str:
+        """The final PR action: ``ready``, ``nomerge`` or ``none``."""
+        if self.phase is not Phase.COMPLETE or not self.pr_open:
+            return "none"
+        return "nomerge" if self.controller_overrode else "ready"

@@ -1,0 +1,289 @@
+"""The pure transition function: ``step(state, outcome, limits, now=...)``.
+
+One outcome in, the new state and the effects to perform out; no I/O. The caller performs
+the effects in order; a :class:`~workers.controller.effects.RunAgent` effect (always last)
+names the agent call whose result is the next outcome. The rules themselves live in
+:mod:`workers.controller.rules` (verdict table) and :mod:`workers.controller.moves`.
+
+| outcome        | waiting for | rule                                                        |
+|----------------|-------------|-------------------------------------------------------------|
+| Start          | nothing     | PLAN iteration 1: run the worker                            |
+| WorkerDone     | worker      | PLAN + NOTHING_TO_DO: end; next task of the plan; push      |
+|                |             | commits (draft PR at the first); PLAN 1 with no path:       |
+|                |             | assessor; otherwise reviewer                                |
+| AssessorDone   | assessor    | SIMPLE: path SIMPLE, PLAN advances at once; else COMPLEX    |
+| ReviewerDone   | reviewer    | run the judge                                               |
+| JudgeDone      | judge       | no verdict: re-ask once, then the no-signal rule; verdict   |
+|                |             | table; feedback comment                                     |
+| AgentFailed    | that agent  | assessor: COMPLEX; DOCS: forced ADVANCE; else pause BLOCKED |
+| HumanCommand   | anything    | stop: pause; retry: resume a pause; status: refresh status  |
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from workers.controller import memory, signals
+from workers.controller.effects import (
+    CommentKind,
+    Effect,
+    OpenOrUpdatePR,
+    PostComment,
+    Target,
+)
+from workers.controller.errors import OutcomeMismatch
+from workers.controller.limits import Limits
+from workers.controller.memory import MemoryEntry, MemoryType
+from workers.controller.moves import (
+    Context,
+    Transition,
+    advance,
+    block,
+    enter_iteration,
+    first_line,
+    force_advance,
+    nothing_to_do,
+    pause,
+    record,
+    resume,
+    status,
+    wait_for,
+    walks_tasks,
+)
+from workers.controller.outcomes import (
+    AgentFailed,
+    AssessorDone,
+    Command,
+    HumanCommand,
+    JudgeDone,
+    Outcome,
+    ReviewerDone,
+    Start,
+    WorkerDone,
+)
+from workers.controller.phases import (
+    ASSESSOR_VERDICTS,
+    JUDGE_VERDICTS,
+    OverrideRule,
+    Path,
+    Phase,
+    Role,
+    Verdict,
+)
+from workers.controller.rules import Action, Decision, judge
+from workers.controller.state import Feedback, WorkflowState
+
+__all__ = ["Transition", "step"]
+
+
+def step(state: WorkflowState, outcome: Outcome, limits: Limits, *, now: datetime) -> Transition:
+    """Apply one outcome. Raises :class:`OutcomeMismatch` for an outcome not waited for."""
+    ctx = Context(limits=limits, now=now)
+    if isinstance(outcome, HumanCommand):
+        return _on_command(state, ctx, outcome)
+    if isinstance(outcome, Start):
+        if state.started:
+            raise OutcomeMismatch("the task has already started")
+        return enter_iteration(state, ctx, Phase.PLAN, 1, None)
+    role = _ROLE_OF[type(outcome)] if not isinstance(outcome, AgentFailed) else outcome.role
+    if state.awaiting is None or state.awaiting.role is not role:
+        waiting = state.awaiting.role if state.awaiting else "nothing"
+        raise OutcomeMismatch(f"got a {role} outcome while waiting for {waiting} ({state.phase})")
+    if isinstance(outcome, AgentFailed):
+        return _on_failure(state, ctx, outcome)
+    if isinstance(outcome, WorkerDone):
+        return _on_worker(state, ctx, outcome)
+    if isinstance(outcome, AssessorDone):
+        return _on_assessor(state, ctx, outcome.text, failed=False)
+    if isinstance(outcome, ReviewerDone):
+        return _on_reviewer(state, ctx, outcome)
+    return _on_judge(state, ctx, outcome)
+
+
+_ROLE_OF: dict[type, Role] = {
+    WorkerDone: Role.WORKER,
+    AssessorDone: Role.ASSESSOR,
+    ReviewerDone: Role.REVIEWER,
+    JudgeDone: Role.JUDGE,
+}
+
+
+def _remember(state: WorkflowState, text: str) -> WorkflowState:
+    entries = [
+        MemoryEntry(type=s.type, text=s.text, phase=state.phase, iteration=state.iteration)
+        for s in signals.parse_memory(text)
+    ]
+    return state.model_copy(update={"memory": memory.add(state.memory, entries)})
+
+
+def _on_worker(state: WorkflowState, ctx: Context, done: WorkerDone) -> Transition:
+    task = f" (Task {state.task_index + 1} of {state.total_tasks})" if walks_tasks(state) else ""
+    noted = record(
+        _remember(state, done.text),
+        ctx,
+        Role.WORKER,
+        f"Worker{task}: {first_line(done.text)}",
+        detail=done.text,
+    )
+    if state.phase is Phase.PLAN:
+        reason = signals.parse_nothing_to_do(done.text)
+        if reason is not None:
+            return nothing_to_do(noted, ctx, reason)
+        return _after_work(noted.model_copy(update={"plan": done.text}), ctx)
+    committed = noted.model_copy(
+        update={
+            "iteration_commits": state.iteration_commits or done.made_commits,
+            "has_commits": state.has_commits or done.made_commits,
+        }
+    )
+    if walks_tasks(state) and state.task_index + 1 < state.total_tasks:
+        following = committed.model_copy(update={"task_index": state.task_index + 1})
+        return wait_for(following, ctx, Role.WORKER)
+    return _after_work(committed, ctx)
+
+
+def _after_work(state: WorkflowState, ctx: Context) -> Transition:
+    """After the iteration's worker: push commits, then the assessor or the reviewer."""
+    effects: tuple[Effect, ...] = ()
+    if state.iteration_commits:
+        effects = (OpenOrUpdatePR(create=not state.pr_open),)
+        state = state.model_copy(update={"pr_open": True})
+    first_plan = state.phase is Phase.PLAN and state.iteration == 1 and state.path is None
+    following = wait_for(state, ctx, Role.ASSESSOR if first_plan else Role.REVIEWER)
+    return Transition(following.state, effects + following.effects)
+
+
+def _on_assessor(
+    state: WorkflowState, ctx: Context, text: str | None, *, failed: bool
+) -> Transition:
+    judgment = signals.parse_verdict(text, ASSESSOR_VERDICTS)
+    if judgment is not None and judgment.verdict is Verdict.SIMPLE:
+        simple = state.model_copy(update={"path": Path.SIMPLE})
+        noted = record(
+            simple,
+            ctx,
+            Role.ASSESSOR,
+            "Assessor verdict: SIMPLE -> ADVANCE",
+            verdict=Verdict.SIMPLE,
+            detail=judgment.feedback,
+        )
+        return advance(noted, ctx, "assessed SIMPLE")
+    why = "COMPLEX" if judgment else ("failed: COMPLEX" if failed else "no signal: COMPLEX")
+    complex_ = state.model_copy(update={"path": Path.COMPLEX})
+    noted = record(
+        complex_,
+        ctx,
+        Role.ASSESSOR,
+        f"Assessor verdict: {why}",
+        verdict=Verdict.COMPLEX,
+        detail=text or "",
+    )
+    return wait_for(noted, ctx, Role.REVIEWER)
+
+
+def _on_reviewer(state: WorkflowState, ctx: Context, done: ReviewerDone) -> Transition:
+    reviewed = state.model_copy(update={"review": done.text})
+    noted = record(
+        reviewed, ctx, Role.REVIEWER, f"Reviewer: {first_line(done.text)}", detail=done.text
+    )
+    return wait_for(noted, ctx, Role.JUDGE)
+
+
+def _on_judge(state: WorkflowState, ctx: Context, done: JudgeDone) -> Transition:
+    judgment = signals.parse_verdict(done.text, JUDGE_VERDICTS)
+    reasked = state.awaiting is not None and state.awaiting.reask
+    if judgment is None and not reasked:
+        noted = record(
+            state, ctx, Role.JUDGE, "Judge gave no verdict: re-asking once", detail=done.text or ""
+        )
+        return wait_for(noted, ctx, Role.JUDGE, reask=True)
+    count = 0 if judgment else state.no_signal_count + 1
+    limit = ctx.limits.eval_no_signal_limit
+    last = state.iteration >= ctx.limits.max_iterations(state.path, state.phase)
+    verdict = judgment.verdict if judgment else None
+    decision = judge(
+        verdict,
+        phase=state.phase,
+        last_iteration=last,
+        no_signal_count=count,
+        no_signal_limit=limit,
+    )
+    said = f"Judge verdict: {verdict}" if verdict else f"Judge gave no verdict ({count}/{limit})"
+    feedback = judgment.feedback if judgment else ""
+    noted = record(
+        state.model_copy(update={"no_signal_count": count}),
+        ctx,
+        Role.JUDGE,
+        said,
+        verdict=verdict,
+        detail=feedback,
+    )
+    comment = _feedback_comment(noted, verdict, feedback, decision)
+    moved = _apply(noted, ctx, decision, Feedback(review=state.review, judge=feedback))
+    return Transition(moved.state, (comment, *moved.effects))
+
+
+def _feedback_comment(
+    state: WorkflowState, verdict: Verdict | None, feedback: str, decision: Decision
+) -> PostComment:
+    """One comment per iteration: on the PR once it exists, on the issue before."""
+    data = {
+        "phase": state.phase.value,
+        "iteration": str(state.iteration),
+        "review": state.review,
+        "verdict": verdict.value if verdict else "no verdict",
+        "feedback": feedback,
+        "decision": decision.action.value,
+    }
+    target = Target.PR if state.pr_open else Target.ISSUE
+    return PostComment(target, CommentKind.FEEDBACK, data)
+
+
+def _apply(
+    state: WorkflowState, ctx: Context, decision: Decision, feedback: Feedback
+) -> Transition:
+    if decision.action is Action.ADVANCE:
+        return advance(state, ctx, f"judge ADVANCE {feedback.judge}".strip())
+    if decision.action is Action.FORCE_ADVANCE:
+        assert decision.rule is not None
+        return force_advance(state, ctx, decision.rule, decision.reason)
+    if decision.action is Action.BLOCK:
+        return block(state, ctx, f"{decision.reason}: {feedback.judge}".rstrip(": "))
+    noted = _note_feedback(state, feedback)
+    return enter_iteration(noted, ctx, state.phase, state.iteration + 1, feedback)
+
+
+def _note_feedback(state: WorkflowState, feedback: Feedback) -> WorkflowState:
+    text = feedback.judge or first_line(feedback.review) or "iterate"
+    entry = MemoryEntry(
+        type=MemoryType.EVAL_FEEDBACK, text=text, phase=state.phase, iteration=state.iteration
+    )
+    return state.model_copy(update={"memory": memory.add(state.memory, [entry])})
+
+
+def _on_failure(state: WorkflowState, ctx: Context, failed: AgentFailed) -> Transition:
+    if failed.role is Role.ASSESSOR:
+        return _on_assessor(state, ctx, None, failed=True)
+    reason = f"the {failed.role.lower()} could not be run: {failed.error}"
+    if state.phase is Phase.DOCS:
+        return force_advance(state, ctx, OverrideRule.DOCS_AGENT_FAILED, reason)
+    return pause(state, ctx, reason, stopped=False)
+
+
+def _reply(state: WorkflowState, text: str) -> Transition:
+    return Transition(
+        state, (PostComment(Target.ISSUE, CommentKind.COMMAND_REPLY, {"text": text}),)
+    )
+
+
+def _on_command(state: WorkflowState, ctx: Context, command: HumanCommand) -> Transition:
+    if command.command is Command.STATUS:
+        return Transition(state, (status(),))
+    if command.command is Command.RETRY:
+        if state.phase is Phase.BLOCKED and state.paused is not None:
+            return resume(state, ctx, command.user)
+        return _reply(state, "Nothing to retry: the task is not paused by an error or a stop.")
+    if state.awaiting is None or state.phase.is_terminal:
+        return _reply(state, "Nothing to stop: no step of this task is running.")
+    who = f"@{command.user}" if command.user else "a user"
+    return pause(state, ctx, f"stopped by {who}", stopped=True)
