@@ -39,7 +39,9 @@ def client(redis_url: str, redis_client: redis.Redis) -> Iterator[TestClient]:
 
 
 def post(client: TestClient, event: str, body: bytes, **kwargs: str) -> tuple[int, dict]:
-    response = client.post(WEBHOOK_PATH, content=body, headers=delivery_headers(event, body, **kwargs))
+    response = client.post(
+        WEBHOOK_PATH, content=body, headers=delivery_headers(event, body, **kwargs)
+    )
     return response.status_code, response.json()
 
 
@@ -50,13 +52,20 @@ def intake(redis_client: redis.Redis) -> list[bytes]:
 def test_corpus_covers_every_payload() -> None:
     from tests.support import WEBHOOKS
 
-    files = {(p.parent.name, p.name.removesuffix(".payload.json").removesuffix("payload.json").rstrip("."))
-             for p in WEBHOOKS.glob("*/*.json")}
+    files = {
+        (
+            p.parent.name,
+            p.name.removesuffix(".payload.json").removesuffix("payload.json").rstrip("."),
+        )
+        for p in WEBHOOKS.glob("*/*.json")
+    }
     assert files == set(CORPUS_EXPECTATIONS)
 
 
 @pytest.mark.parametrize(("event", "name"), sorted(CORPUS_EXPECTATIONS))
-def test_corpus_payload(client: TestClient, redis_client: redis.Redis, event: str, name: str) -> None:
+def test_corpus_payload(
+    client: TestClient, redis_client: redis.Redis, event: str, name: str
+) -> None:
     status, decision = CORPUS_EXPECTATIONS[(event, name)]
     body = encode(payload(event, name))
     delivery = f"corpus-{event}-{name or 'x'}".replace(".", "-").replace("_", "-")

@@ -20,4 +20,9 @@ def test_webhook_and_health_answer_503_without_redis() -> None:
         assert client.get("/healthz").status_code == 503
         # Ignored events need no Redis and still get their answer.
         star = encode({"action": "created"})
-        assert client.post(WEBHOOK_PATH, content=star, headers=delivery_headers("star", star)).status_code == 202
+        assert (
+            client.post(
+                WEBHOOK_PATH, content=star, headers=delivery_headers("star", star)
+            ).status_code
+            == 202
+        )

@@ -1,0 +1,58 @@
+"""One JSON line per delivery, on the web side and in the job, with the same delivery id."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+import redis
+from starlette.testclient import TestClient
+
+from bot.app import WEBHOOK_PATH, create_app
+from bot.logs import JsonFormatter
+from config.settings import load_settings
+from tests.support import SECRET, delivery_headers, encode, payload
+from workers.intents import Rules
+from workers.jobs import process_delivery
+
+
+def test_formatter_emits_extra_fields_as_json() -> None:
+    record = logging.LogRecord("agentium", logging.INFO, __file__, 1, "delivery", None, None)
+    record.delivery = "abc"
+    record.ms = 1.5
+    line = json.loads(JsonFormatter().format(record))
+    assert line["msg"] == "delivery" and line["delivery"] == "abc" and line["ms"] == 1.5
+    assert line["level"] == "info" and "ts" in line
+
+
+def test_delivery_id_reaches_the_job_log(
+    redis_url: str, redis_client: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    settings = load_settings({"WEBHOOK_SECRET": SECRET, "REDIS_URL": redis_url})
+    data = payload("issues", "labeled")
+    body = encode(data)
+    with TestClient(create_app(settings, dispatch=False)) as client:
+        client.post(
+            WEBHOOK_PATH, content=body, headers=delivery_headers("issues", body, delivery="log-1")
+        )
+    [web] = [r for r in caplog.records if r.name == "agentium.webhooks"]
+    assert (web.delivery, web.event, web.action, web.decision) == (
+        "log-1",
+        "issues",
+        "labeled",
+        "enqueued",
+    )
+    assert (web.repo, web.issue, web.status) == ("Codertocat/Hello-World", 1, 202)
+    assert web.ms >= 0
+    rules = Rules("agentium", None, frozenset())
+    process_delivery(
+        redis_client,
+        rules,
+        {"delivery": "log-1", "event": "issues", "action": "labeled"},
+        body.decode(),
+    )
+    [job] = [r for r in caplog.records if r.name == "agentium.jobs"]
+    assert job.delivery == "log-1"
+    assert SECRET not in caplog.text
