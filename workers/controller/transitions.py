@@ -208,8 +208,10 @@ def _on_judge(state: WorkflowState, ctx: Context, done: JudgeDone) -> Transition
         no_signal_count=count,
         no_signal_limit=limit,
     )
-    said = f"Judge verdict: {verdict}" if verdict else f"Judge gave no verdict ({count}/{limit})"
     feedback = judgment.feedback if judgment else ""
+    said = f"Judge gave no verdict again (no-signal {count}/{limit})"
+    if verdict is not None:
+        said = f"Judge verdict: {verdict}" + (f" ({first_line(feedback)})" if feedback else "")
     noted = record(
         state.model_copy(update={"no_signal_count": count}),
         ctx,
