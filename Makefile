@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench clean system-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+# bubblewrap sandboxes the agents' commands; the tests exercise it when it is installed.
+system-deps:
+	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } ; } || \
+	  echo "make: bubblewrap not installed; agent commands will run without the sandbox"
+
+test: lint system-deps
 	$(BIN)/python -m pytest
 
 format: $(STAMP)
