@@ -86,7 +86,10 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     configure_logging(settings.log_level)
     connection = Redis.from_url(str(settings.redis_url))
     queue = Queue(settings.queue_name, connection=connection)
-    worker = Worker([queue], connection=connection, name=args.name, worker_ttl=30)
+    # A short TTL and maintenance interval let another worker pick up a dead one's job soon.
+    worker = Worker(
+        [queue], connection=connection, name=args.name, worker_ttl=30, maintenance_interval=30
+    )
     worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level)
     return 0
 

@@ -33,8 +33,8 @@ class Supervisor:
             self.redis = EmbeddedRedis(data_dir=self.settings.data_dir).start()
             env["REDIS_URL"] = self.redis.url
         self.children.append(_spawn(web_command(self.settings), env))
-        for index in range(self.settings.workers):
-            command = [sys.executable, "-m", "workers.cli", "worker", "--name", f"w{index}"]
+        for _ in range(self.settings.workers):
+            command = [sys.executable, "-m", "workers.cli", "worker"]
             self.children.append(_spawn(command, env))
         return env
 
