@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import pytest
+
+from workers.controller.effects import TaskPointer
+from workers.controller.plan import count_tasks, task_section
+
+PLAN = """# Plan
+
+Intro text.
+
+### Task 1: Model
+Add the model.
+#### Details
+Use pydantic.
+
+### Task 2: Endpoint
+Add the endpoint.
+
+## Risks
+None.
+"""
+
+
+def test_tasks_are_counted_and_extracted_without_touching_the_plan() -> None:
+    original = PLAN
+    assert count_tasks(PLAN) == 2
+    assert task_section(PLAN, 0) == "### Task 1: Model\nAdd the model.\n#### Details\nUse pydantic."
+    assert task_section(PLAN, 1) == "### Task 2: Endpoint\nAdd the endpoint."
+    assert original == PLAN
+
+
+def test_a_plan_without_headers_is_one_task() -> None:
+    assert count_tasks("Just do it.") == 1
+    assert task_section("Just do it.", 0) == "Just do it."
+
+
+def test_out_of_range() -> None:
+    with pytest.raises(IndexError):
+        task_section(PLAN, 2)
+
+
+def test_breadcrumb() -> None:
+    assert TaskPointer(0, 5).breadcrumb() == "Executing Task 1 of 5"
+    assert TaskPointer(2, 5).breadcrumb() == "Tasks 1-2 of 5 completed. Now executing Task 3"
