@@ -1,0 +1,143 @@
+"""Property tests over random runs: random limits, verdicts, commits and failures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller_support import NOW, of_type
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from workers.controller.effects import MarkReady, PostNomerge, RunAgent
+from workers.controller.limits import Limits, PhaseLimits
+from workers.controller.moves import Transition
+from workers.controller.outcomes import (
+    AgentFailed,
+    AssessorDone,
+    Command,
+    HumanCommand,
+    JudgeDone,
+    Outcome,
+    ReviewerDone,
+    Start,
+    WorkerDone,
+)
+from workers.controller.phases import WORK_PHASES, Phase, Role
+from workers.controller.state import WorkflowState
+from workers.controller.transitions import step
+
+MAX_TASKS = 3
+MAX_FAILURES = 2
+JUDGE_ANSWERS = ("ADVANCE", "ITERATE", "BLOCKED", "none", "chatter", "fail")
+
+phase_limits = st.builds(
+    PhaseLimits,
+    PLAN=st.integers(1, 4),
+    IMPLEMENT=st.integers(1, 4),
+    DOCS=st.integers(1, 4),
+)
+limits_strategy = st.builds(
+    Limits, SIMPLE=phase_limits, COMPLEX=phase_limits, eval_no_signal_limit=st.integers(0, 3)
+)
+
+
+@dataclass
+class Run:
+    limits: Limits
+    failures: int = 0
+    forced: bool = False
+    agent_calls: int = 0
+
+    def bound(self) -> int:
+        """Agent calls a task can take: every iteration at its limit, each judge re-asked."""
+        most = [
+            max(self.limits.SIMPLE.model_dump()[p], self.limits.COMPLEX.model_dump()[p])
+            for p in WORK_PHASES
+        ]
+        per_iteration = MAX_TASKS + 1 + 1 + 2  # workers, assessor, reviewer, judge + re-ask
+        return sum(most) * per_iteration + MAX_FAILURES * 2
+
+
+def plan_text(tasks: int) -> str:
+    return "".join(f"### Task {n}: part {n}\n" for n in range(1, tasks + 1)) or "one step"
+
+
+def draw_outcome(data: st.DataObject, run: Run, pending: RunAgent) -> tuple[Outcome, str]:
+    """An outcome for ``pending`` and what the test knows it means ("ADVANCE", ...)."""
+    can_fail = run.failures < MAX_FAILURES
+    if pending.role is Role.WORKER:
+        if pending.phase is Phase.PLAN:
+            text = plan_text(data.draw(st.integers(0, MAX_TASKS)))
+            if data.draw(st.integers(0, 9)) == 0:
+                text += "\nAGENTIUM_STATUS: NOTHING_TO_DO duplicate"
+            return WorkerDone(text), "work"
+        return WorkerDone("did it", made_commits=data.draw(st.booleans())), "work"
+    if pending.role is Role.ASSESSOR:
+        answer = data.draw(st.sampled_from(["SIMPLE", "COMPLEX", "none", "fail"]))
+        if answer == "fail":
+            return AgentFailed(Role.ASSESSOR, "boom"), "assess"
+        text = None if answer == "none" else f"AGENTIUM_EVAL: {answer}"
+        return AssessorDone(text), "assess"
+    if pending.role is Role.REVIEWER:
+        return ReviewerDone("review"), "review"
+    answers = JUDGE_ANSWERS if can_fail else JUDGE_ANSWERS[:-1]
+    answer = data.draw(st.sampled_from(answers))
+    if answer == "fail":
+        return AgentFailed(Role.JUDGE, "overloaded"), answer
+    texts = {"none": None, "chatter": "I am not sure."}
+    return JudgeDone(texts.get(answer, f"Because.\nAGENTIUM_EVAL: {answer} why")), answer
+
+
+def forced_advance(before: WorkflowState, after: WorkflowState, meaning: str) -> bool:
+    """Observed, not read from flags: the phase moved on although the judge did not ADVANCE."""
+    if meaning in ("work", "assess", "review", "retry", "ADVANCE") or before.phase is after.phase:
+        return False
+    moved_on = after.phase is not Phase.BLOCKED or after.end_reason.startswith("no changes")
+    return moved_on and after.paused is None
+
+
+def check_invariants(run: Run, transition: Transition) -> None:
+    state = transition.state
+    if not state.phase.is_terminal:
+        assert 1 <= state.iteration <= run.limits.max_iterations(state.path, state.phase)
+    for phase, count in state.iterations.items():
+        assert count <= max(
+            run.limits.SIMPLE.model_dump()[phase], run.limits.COMPLEX.model_dump()[phase]
+        )
+    assert state.controller_overrode == run.forced
+    assert bool(state.overrides) == state.controller_overrode
+    if of_type(transition.effects, MarkReady):
+        assert not state.controller_overrode and state.phase is Phase.COMPLETE
+    if of_type(transition.effects, PostNomerge):
+        assert state.controller_overrode and state.phase is Phase.COMPLETE
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), limits=limits_strategy)
+def test_random_runs_terminate_within_the_limits(data: st.DataObject, limits: Limits) -> None:
+    run = Run(limits)
+    transition = step(WorkflowState(), Start(), limits, now=NOW)
+    while True:
+        pending = next(iter(of_type(transition.effects, RunAgent)), None)
+        if pending is None:
+            if transition.state.paused is None:
+                break
+            outcome: Outcome = HumanCommand(Command.RETRY)
+            meaning = "retry"
+        else:
+            run.agent_calls += 1
+            outcome, meaning = draw_outcome(data, run, pending)
+            run.failures += isinstance(outcome, AgentFailed) and outcome.role is not Role.ASSESSOR
+        before = transition.state
+        transition = step(before, outcome, limits, now=NOW)
+        run.forced = run.forced or forced_advance(before, transition.state, meaning)
+        check_invariants(run, transition)
+        assert run.agent_calls <= run.bound()
+    final = transition.state
+    assert final.phase.is_terminal
+    event(f"{final.phase} {final.pr_result}")
+    if final.phase is Phase.COMPLETE:
+        assert final.pr_open and final.has_commits
+        assert final.pr_result == ("nomerge" if run.forced else "ready")
+    else:
+        assert final.pr_result == "none"
