@@ -7,6 +7,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from workers.controller.state import WorkflowState
+
 SCHEMA_VERSION = 1
 
 
@@ -41,6 +43,7 @@ class TaskRecord(BaseModel):
     pr_number: int | None = None
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    workflow: WorkflowState = Field(default_factory=WorkflowState)
 
     @property
     def key(self) -> str:
