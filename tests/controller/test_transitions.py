@@ -35,7 +35,7 @@ from workers.controller.outcomes import (
 )
 from workers.controller.phases import OverrideRule, Path, Phase, Role
 from workers.controller.state import WorkflowState
-from workers.controller.transitions import step
+from workers.controller.transitions import pending_agent, step
 
 PLAN_TEXT = (
     "The plan.\nAGENTIUM_MEMORY: KEY_FACT tests live in tests/\nAGENTIUM_MEMORY: DECISION use X"
@@ -509,3 +509,20 @@ def test_outcomes_after_the_end_are_rejected() -> None:
     done = drive([WorkerDone("AGENTIUM_STATUS: NOTHING_TO_DO")])
     with pytest.raises(OutcomeMismatch):
         step(done.state, work(), Limits(), now=NOW)
+
+
+def test_judge_directives_belong_to_the_current_phase() -> None:
+    plan = plan_complex(judge("ITERATE", "name the files"), judge("ADVANCE", "good"))
+    t = drive([*plan, work(), REVIEW, judge("ITERATE", "add tests"), work(), REVIEW])
+    assert t.state.judge_directives() == ["add tests"]
+    assert drive(plan).state.judge_directives() == []
+
+
+def test_the_pending_agent_call_can_be_rebuilt_from_the_stored_state() -> None:
+    for outcomes in ([], TO_SIMPLE, [*TO_IMPLEMENT, work(), REVIEW, JudgeDone("hm")], TO_DOCS):
+        t = drive(outcomes)
+        stored = type(t.state).model_validate_json(t.state.model_dump_json())
+        assert pending_agent(stored, Limits()) == agent(t)
+    assert (
+        pending_agent(drive([WorkerDone("AGENTIUM_STATUS: NOTHING_TO_DO")]).state, Limits()) is None
+    )

@@ -128,7 +128,8 @@ def _command_step(reader: _Reader, node: Node) -> ScriptStep:
         if "command" not in fields:
             raise reader.error(node, "command: needs a command (stop, retry, status)")
         target = fields["command"]
-        user = reader.text(fields["user"], "command.user") or "" if "user" in fields else ""
+        if "user" in fields:
+            user = reader.text(fields["user"], "command.user") or ""
     name = reader.text(target, "command") or ""
     if name not in {c.value for c in Command}:
         raise reader.error(target, f"command: {name!r} is not one of stop, retry, status")

@@ -107,6 +107,14 @@ class WorkflowState(BaseModel):
     def started(self) -> bool:
         return self.iteration > 0 or self.phase.is_terminal
 
+    def judge_directives(self) -> list[str]:
+        """The judge's earlier feedback in the current phase only, oldest first (for its prompt)."""
+        return [
+            h.excerpt
+            for h in self.history
+            if h.role is Role.JUDGE and h.phase is self.phase and h.verdict and h.excerpt
+        ]
+
     @property
     def pr_result(self) -> str:
         """The final PR action: ``ready``, ``nomerge`` or ``none``."""

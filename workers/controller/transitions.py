@@ -29,6 +29,7 @@ from workers.controller.effects import (
     Effect,
     OpenOrUpdatePR,
     PostComment,
+    RunAgent,
     Target,
 )
 from workers.controller.errors import OutcomeMismatch
@@ -45,6 +46,7 @@ from workers.controller.moves import (
     nothing_to_do,
     pause,
     record,
+    request,
     resume,
     status,
     wait_for,
@@ -73,7 +75,7 @@ from workers.controller.phases import (
 from workers.controller.rules import Action, Decision, judge
 from workers.controller.state import Feedback, WorkflowState
 
-__all__ = ["Transition", "step"]
+__all__ = ["Transition", "pending_agent", "step"]
 
 
 def step(state: WorkflowState, outcome: Outcome, limits: Limits, *, now: datetime) -> Transition:
@@ -98,6 +100,11 @@ def step(state: WorkflowState, outcome: Outcome, limits: Limits, *, now: datetim
     if isinstance(outcome, ReviewerDone):
         return _on_reviewer(state, ctx, outcome)
     return _on_judge(state, ctx, outcome)
+
+
+def pending_agent(state: WorkflowState, limits: Limits) -> RunAgent | None:
+    """The agent call a stored task waits for (to re-enqueue it after a crash), or None."""
+    return request(state, limits) if state.awaiting is not None else None
 
 
 _ROLE_OF: dict[type, Role] = {
