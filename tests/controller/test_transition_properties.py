@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller_support import NOW, of_type
+from tests.controller.controller_support import NOW, of_type
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 

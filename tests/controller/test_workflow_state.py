@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import redis
-from controller_support import drive
+from tests.controller.controller_support import drive
 
 from workers.controller.outcomes import AssessorDone, JudgeDone, ReviewerDone, WorkerDone
 from workers.controller.phases import Path, Phase
