@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tests.controller.controller_support import NOW, of_type
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from tests.controller.controller_support import NOW, of_type
 from workers.controller.effects import MarkReady, PostNomerge, RunAgent
 from workers.controller.limits import Limits, PhaseLimits
 from workers.controller.moves import Transition

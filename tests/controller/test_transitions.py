@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tests.controller.controller_support import NOW, drive, of_type
 
+from tests.controller.controller_support import NOW, drive, of_type
 from workers.controller.effects import (
     BLOCKED_LABEL,
     CommentKind,

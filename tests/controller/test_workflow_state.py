@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import redis
-from tests.controller.controller_support import drive
 
+from tests.controller.controller_support import drive
 from workers.controller.outcomes import AssessorDone, JudgeDone, ReviewerDone, WorkerDone
 from workers.controller.phases import Path, Phase
 from workers.controller.state import SCHEMA_VERSION, WorkflowState
