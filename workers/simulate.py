@@ -1,7 +1,7 @@
 """``agentium simulate SCENARIO.yml``: run the phase controller on scripted agent outputs.
 
 No LLM and no GitHub: each agent call the controller asks for is answered by the next step
-of the scenario (format: ``docs/simulate.md``). Prints the trace, one line per step, then a
+of the scenario (format: the README). Prints the trace, one line per step, then a
 JSON summary line. Exit status: 0 ok, 1 the scenario's ``expect`` does not hold, 2 the
 scenario is malformed.
 """

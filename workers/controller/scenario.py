@@ -1,6 +1,6 @@
 """Scenario files for the simulator: scripted agent outputs, validated with line numbers.
 
-The format is documented in ``docs/simulate.md``. Every error names the file and line.
+The format is documented in the README. Every error names the file and line.
 """
 
 from __future__ import annotations
