@@ -1,0 +1,54 @@
+"""Content-creating writes spaced per installation, across every worker, through Redis.
+
+GitHub asks integrations to leave at least one second between POST/PATCH/PUT/DELETE
+requests (secondary rate limits). Each write reserves the next free slot in Redis with one
+atomic script, then sleeps until its slot: writes of one installation start at least
+``interval_s`` apart whichever worker sends them.
+"""
+
+from __future__ import annotations
+
+from redis import Redis
+
+from config.keys import PREFIX
+from workers.github.clock import Clock
+
+_RESERVE = """
+local now = tonumber(ARGV[1])
+local gap = tonumber(ARGV[2])
+local free = tonumber(redis.call('GET', KEYS[1]) or '0')
+local slot = math.max(now, free)
+local ttl = math.ceil((slot + gap - now) * 1000) + 1000
+redis.call('SET', KEYS[1], string.format('%.6f', slot + gap), 'PX', ttl)
+return string.format('%.6f', slot)
+"""
+
+WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+
+
+def spacing_key(installation_id: int) -> str:
+    return f"{PREFIX}:gh:writes:{installation_id}"
+
+
+class WriteSpacer:
+    def __init__(self, redis: Redis, clock: Clock, interval_s: float = 1.0) -> None:
+        self._redis = redis
+        self._clock = clock
+        self._interval = interval_s
+        self._script = redis.register_script(_RESERVE)
+
+    def wait(self, installation_id: int) -> float:
+        """Block until this write may go; returns the seconds waited."""
+        if self._interval <= 0:
+            return 0.0
+        now = self._clock.now()
+        raw = self._script(keys=[spacing_key(installation_id)], args=[now, self._interval])
+        slot = float(raw.decode() if isinstance(raw, bytes) else raw)
+        delay = max(0.0, slot - now)
+        self._clock.sleep(delay)
+        return delay
+
+
+def is_content_write(method: str, path: str) -> bool:
+    """A write that creates or changes content (minting a token is not one)."""
+    return method.upper() in WRITE_METHODS and not path.endswith("/access_tokens")

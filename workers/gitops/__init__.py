@@ -1,0 +1,1 @@
+"""The task's git workspace: clone, branch, commit as the App's bot user, push, clean up."""

@@ -1,0 +1,161 @@
+"""One task's checkout: ``agentium/issue-<N>`` cloned into its own directory.
+
+>>> ws = GitWorkspace(path, remote_url, issue=22, identity=bot_identity(1, "agentium"),
+...                   token=lambda: clients.token(installation_id), git=Git(home))
+>>> ws.prepare()                          # clone, or reuse the directory; reuse the pushed branch
+>>> ws.commit("IMPLEMENT", 1, "summary")  # as SLUG[bot]; None when nothing changed
+>>> ws.push()                             # force-with-lease on the commit last seen remotely
+>>> ws.cleanup()                          # when the task ends
+
+The state between steps (which may run in different processes) lives in the checkout
+itself: the base branch in ``agentium.base`` and the remote branch's last known commit in
+``refs/remotes/origin/agentium/issue-<N>``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from workers.gitops.runner import Git
+
+BRANCH_PREFIX = "agentium/issue-"
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str
+    email: str
+
+
+def bot_identity(app_id: int, slug: str) -> Identity:
+    """The App's bot user, as GitHub attributes its commits."""
+    return Identity(f"{slug}[bot]", f"{app_id}+{slug}[bot]@users.noreply.github.com")
+
+
+@dataclass(frozen=True)
+class PushResult:
+    head_sha: str
+    base_branch: str
+    pushed: bool  # False when the remote branch already had this commit
+
+
+def workspace_path(root: Path, repo: str, issue: int) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", repo.replace("/", "__"))
+    return root / "workspaces" / f"{safe}__{issue}"
+
+
+def commit_message(issue: int, phase: str, iteration: int, summary: str = "") -> str:
+    title = f"agentium: {phase.lower()} iteration {iteration} for #{issue}"
+    body = f"\n\n{summary.strip()}" if summary.strip() else ""
+    return f"{title}{body}\n\nIssue: #{issue}\nPhase: {phase}\nIteration: {iteration}\n"
+
+
+class GitWorkspace:
+    def __init__(
+        self,
+        path: Path,
+        remote_url: str,
+        issue: int,
+        identity: Identity,
+        token: Callable[[], str] | None,
+        git: Git,
+        depth: int | None = None,
+    ) -> None:
+        self.path = path
+        self._url = remote_url
+        self.issue = issue
+        self._identity = identity
+        self._token = token
+        self._git = git
+        self._depth = depth
+
+    @property
+    def branch(self) -> str:
+        return f"{BRANCH_PREFIX}{self.issue}"
+
+    @property
+    def _tracking(self) -> str:
+        return f"refs/remotes/origin/{self.branch}"
+
+    def _remote(self, *args: str, cwd: Path | None = None) -> str:
+        token = self._token() if self._token else None
+        return self._git.run(*args, cwd=cwd or self.path, token=token).stdout
+
+    def _local(self, *args: str, check: bool = True) -> str:
+        return self._git.run(*args, cwd=self.path, check=check).stdout.strip()
+
+    def prepare(self) -> Path:
+        """Clone unless the checkout exists; continue the pushed branch if there is one."""
+        if (self.path / ".git").is_dir():
+            return self.path
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(self.path, ignore_errors=True)
+        depth = ("--depth", str(self._depth)) if self._depth else ()
+        self._remote(
+            "clone", "--no-tags", *depth, "--", self._url, str(self.path), cwd=self.path.parent
+        )
+        base = self._local("rev-parse", "--abbrev-ref", "HEAD")
+        self._local("config", "agentium.base", base)
+        self._local("config", "user.name", self._identity.name)
+        self._local("config", "user.email", self._identity.email)
+        listed = self._remote("ls-remote", "--heads", "origin", f"refs/heads/{self.branch}")
+        if listed.strip():
+            self._remote(
+                "fetch",
+                "--no-tags",
+                *depth,
+                "origin",
+                f"+refs/heads/{self.branch}:{self._tracking}",
+            )
+            self._local("checkout", "-B", self.branch, self._tracking)
+        else:
+            self._local("checkout", "-b", self.branch)
+        return self.path
+
+    def base_branch(self) -> str:
+        return self._local("config", "agentium.base")
+
+    def head(self) -> str:
+        return self._local("rev-parse", "HEAD")
+
+    def identity_env(self) -> dict[str, str]:
+        """For commits made by other tools in the checkout."""
+        name, email = self._identity.name, self._identity.email
+        return {
+            "GIT_AUTHOR_NAME": name,
+            "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": name,
+            "GIT_COMMITTER_EMAIL": email,
+        }
+
+    def commit(self, phase: str, iteration: int, summary: str = "") -> str | None:
+        """Commit every change as the bot user; the new commit, or None if nothing changed."""
+        self._local("add", "-A")
+        if self._git.run("diff", "--cached", "--quiet", cwd=self.path, check=False).returncode == 0:
+            return None
+        message = commit_message(self.issue, phase, iteration, summary)
+        self._git.run("commit", "-q", "-m", message, cwd=self.path, extra_env=self.identity_env())
+        return self.head()
+
+    def remote_head(self) -> str | None:
+        """The branch's commit on the remote as last fetched or pushed."""
+        sha = self._local("rev-parse", "--verify", "-q", self._tracking, check=False)
+        return sha or None
+
+    def push(self) -> PushResult:
+        """Push HEAD to the task branch, refusing to overwrite commits not seen here."""
+        head, base = self.head(), self.base_branch()
+        expected = self.remote_head()
+        if expected == head:
+            return PushResult(head, base, pushed=False)
+        lease = f"--force-with-lease=refs/heads/{self.branch}:{expected or ''}"
+        self._remote("push", "-q", lease, "origin", f"HEAD:refs/heads/{self.branch}")
+        self._local("update-ref", self._tracking, head)
+        return PushResult(head, base, pushed=True)
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
