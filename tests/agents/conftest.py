@@ -1,0 +1,90 @@
+"""Fixtures of the agents' tests: the fake Anthropic server, a real checkout, the sandbox."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import anthropic
+import pytest
+
+from tests.fakes.anthropic import FakeAnthropic
+from workers.agents.anthropic_adapter import AnthropicAdapter
+from workers.agents.pricing import load_default_prices
+from workers.agents.retry import RetryPolicy
+from workers.agents.sandbox import Sandbox
+from workers.agents.settings import RetrySettings, SandboxSettings
+
+REPOS = Path(__file__).parent.parent / "corpus" / "repos"
+BWRAP = shutil.which("bwrap")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap is not installed")
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as server:
+        yield server
+
+
+@pytest.fixture
+def client(fake: FakeAnthropic) -> Iterator[anthropic.Anthropic]:
+    with anthropic.Anthropic(api_key=fake.api_key, base_url=fake.base_url, max_retries=0) as c:
+        yield c
+
+
+class Sleeps(list[float]):
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> Sleeps:
+    return Sleeps()
+
+
+@pytest.fixture
+def adapter(client: anthropic.Anthropic, sleeps: Sleeps) -> AnthropicAdapter:
+    policy = RetryPolicy(RetrySettings(max_attempts=4, base_delay=0.5), random=lambda: 0.0)
+    return AnthropicAdapter(
+        client, load_default_prices(), policy, sleep=sleeps, now=lambda: 1_696_004_797.0
+    )
+
+
+def git(checkout: Path, *args: str) -> str:
+    result = subprocess.run(
+        ["git", "-C", str(checkout), *args], capture_output=True, text=True, check=True
+    )
+    return result.stdout
+
+
+def make_checkout(parent: Path) -> Path:
+    """iniconfig unpacked, ``git init``-ed and committed: a real checkout."""
+    with tarfile.open(REPOS / "iniconfig.tar.gz") as archive:
+        archive.extractall(parent, filter="data")
+    checkout = parent / "iniconfig"
+    git(checkout, "init", "-q", "-b", "main")
+    git(checkout, "-c", "user.name=t", "-c", "user.email=t@example.com", "add", "-A")
+    git(checkout, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
+    return checkout
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    return make_checkout(tmp_path)
+
+
+@pytest.fixture
+def sandbox_settings() -> SandboxSettings:
+    """The venv's bin first on PATH, so ``python -m pytest`` works inside the sandbox."""
+    path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    env = {"LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    return SandboxSettings(timeout_seconds=120, output_cap_bytes=16_384, path=path, env=env)
+
+
+@pytest.fixture
+def sandbox(sandbox_settings: SandboxSettings) -> Sandbox:
+    return Sandbox(sandbox_settings, BWRAP)

@@ -1,0 +1,146 @@
+"""Commands run scrubbed, confined, time-limited and with capped output."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.agents.conftest import BWRAP, needs_bwrap
+from workers.agents.sandbox import NOT_SANDBOXED, Sandbox, scrubbed_env
+from workers.agents.settings import SandboxSettings
+
+SECRETS = {
+    "PRIVATE_KEY": "-----BEGIN RSA PRIVATE KEY-----abc",
+    "ANTHROPIC_API_KEY": "sk-ant-secret",
+    "GITHUB_TOKEN": "ghs_secret",
+    "WEBHOOK_SECRET": "hook-secret",
+    "REDIS_URL": "redis://:pw@localhost:6379/0",
+}
+
+
+@pytest.fixture
+def secrets_in_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.mark.usefixtures("secrets_in_environment")
+@pytest.mark.parametrize("isolated", [True, False])
+def test_environment_shows_no_secret(
+    sandbox_settings: SandboxSettings, checkout: Path, isolated: bool
+) -> None:
+    if isolated and BWRAP is None:
+        pytest.skip("bubblewrap is not installed")
+    sandbox = Sandbox(sandbox_settings, BWRAP if isolated else None)
+    result = sandbox.run("env; cat /proc/self/environ | tr '\\0' '\\n'", checkout)
+    assert result.exit_code == 0
+    for value in SECRETS.values():
+        assert value not in result.output
+    for name in SECRETS:
+        assert f"{name}=" not in result.output
+    assert "PATH=" in result.output
+
+
+def test_secret_like_names_never_pass_the_allow_list() -> None:
+    settings = SandboxSettings(env={"MY_API_KEY": "x", "NPM_TOKEN": "y", "LANG": "C"})
+    assert scrubbed_env(settings, "/tmp") == {"PATH": settings.path, "HOME": "/tmp", "LANG": "C"}
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP server on loopback that a process outside the sandbox can reach."""
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except TimeoutError:
+                continue
+            connection.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield port
+    stop.set()
+    thread.join()
+    server.close()
+
+
+CONNECT = (
+    'python -c "import socket; '
+    "socket.create_connection(('127.0.0.1', {port}), timeout=3); print('connected')\""
+)
+
+
+@needs_bwrap
+def test_network_is_unreachable_in_the_sandbox(
+    sandbox: Sandbox, checkout: Path, listener: int
+) -> None:
+    outside = Sandbox(sandbox.settings, None).run(CONNECT.format(port=listener), checkout)
+    assert "connected" in outside.output  # the listener is reachable without the sandbox
+    inside = sandbox.run(CONNECT.format(port=listener), checkout)
+    assert inside.exit_code != 0
+    assert "connected" not in inside.output
+    assert "ConnectionRefusedError" in inside.output or "unreachable" in inside.output
+
+
+@needs_bwrap
+def test_system_is_read_only_and_checkout_writable(sandbox: Sandbox, checkout: Path) -> None:
+    result = sandbox.run("echo x > made.txt && touch /usr/agentium-x; echo rc=$?", checkout)
+    assert (checkout / "made.txt").read_text() == "x\n"
+    assert "Read-only file system" in result.output
+    hooks = sandbox.run("echo evil > .git/hooks/pre-commit", checkout)
+    assert hooks.exit_code != 0
+    assert not (checkout / ".git" / "hooks" / "pre-commit").exists()
+
+
+@needs_bwrap
+def test_hidden_paths_are_masked(sandbox_settings: SandboxSettings, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "checkout").mkdir(parents=True)
+    key = tmp_path / "app.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----")
+    (data / "state.json").write_text("secret-state")
+    sandbox = Sandbox(sandbox_settings, BWRAP, hidden=(data, key))
+    result = sandbox.run(f"cat {key} {data}/state.json; ls", data / "checkout")
+    assert "BEGIN" not in result.output
+    assert "secret-state" not in result.output
+
+
+def test_a_command_that_never_ends_is_killed(sandbox: Sandbox, checkout: Path) -> None:
+    started = time.monotonic()
+    result = sandbox.run("sleep 300 & sleep 300", checkout, timeout=1)
+    assert time.monotonic() - started < 10
+    assert result.timed_out
+    assert result.exit_code is None
+    assert "killed after the timeout" in result.describe()
+
+
+def test_100_mb_of_output_is_capped(sandbox: Sandbox, checkout: Path) -> None:
+    result = sandbox.run("head -c 100000000 /dev/zero | tr '\\0' 'a'; echo; echo THE-END", checkout)
+    assert result.total_bytes > 100_000_000
+    assert result.truncated
+    assert len(result.output) < sandbox.settings.output_cap_bytes + 100
+    assert result.output.rstrip().endswith("THE-END")
+    assert "output cut" in result.describe()
+
+
+def test_unsandboxed_runs_say_so(sandbox_settings: SandboxSettings, checkout: Path) -> None:
+    result = Sandbox(sandbox_settings, None).run("echo hi", checkout)
+    assert not result.sandboxed
+    assert result.describe().startswith(NOT_SANDBOXED)
+
+
+def test_sandboxed_runs_report_it(sandbox: Sandbox, checkout: Path) -> None:
+    result = sandbox.run("echo hi", checkout)
+    assert result.sandboxed is (BWRAP is not None)
+    assert "hi" in result.output

@@ -1,0 +1,1 @@
+"""Fakes of the outside world, speaking the real wire formats (one place for all tests)."""

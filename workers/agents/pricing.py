@@ -1,0 +1,68 @@
+"""Turn token usage into dollars with the price table in ``config/prices.yml``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveInt, ValidationError
+
+from workers.agents.llm import Usage
+from workers.controller.errors import ConfigError
+
+
+class Price(BaseModel):
+    """USD per ``unit_tokens`` tokens of each kind, with where the figures come from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input: NonNegativeFloat
+    output: NonNegativeFloat
+    cache_write: NonNegativeFloat
+    cache_read: NonNegativeFloat
+    checked: str
+    source: str
+    note: str = ""
+
+
+class PriceTable(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    currency: str = "USD"
+    unit_tokens: PositiveInt = 1_000_000
+    models: dict[str, Price]
+    fallback: Price
+
+    def price(self, model: str) -> Price:
+        """The row for ``model``, also for dated ids (``claude-x-5-5-20261001``)."""
+        if model in self.models:
+            return self.models[model]
+        for name in sorted(self.models, key=len, reverse=True):
+            if model.startswith(name + "-"):
+                return self.models[name]
+        return self.fallback
+
+    def cost(self, model: str, usage: Usage) -> float:
+        row = self.price(model)
+        dollars = (
+            usage.input_tokens * row.input
+            + usage.output_tokens * row.output
+            + usage.cache_write_tokens * row.cache_write
+            + usage.cache_read_tokens * row.cache_read
+        )
+        return dollars / self.unit_tokens
+
+
+def parse_prices(data: Mapping[str, Any] | None, source: str = "prices") -> PriceTable:
+    try:
+        return PriceTable.model_validate(dict(data or {}))
+    except ValidationError as error:
+        raise ConfigError(f"{source}: invalid price table: {error}") from None
+
+
+def load_default_prices() -> PriceTable:
+    """The shipped ``config/prices.yml``."""
+    text = resources.files("config").joinpath("prices.yml").read_text(encoding="utf-8")
+    return parse_prices(yaml.safe_load(text), "config/prices.yml")

@@ -1,0 +1,115 @@
+"""The agents' settings (``config/agents.yml``), validated with errors naming the key."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    ValidationError,
+)
+
+from workers.controller.errors import ConfigError
+from workers.controller.phases import Role
+
+_STRICT = ConfigDict(frozen=True, extra="forbid")
+
+
+class RunLimits(BaseModel):
+    model_config = _STRICT
+    max_steps: PositiveInt = 60
+    max_tokens: PositiveInt = 3_000_000
+    max_seconds: PositiveFloat = 1800.0
+
+
+class BudgetSettings(BaseModel):
+    model_config = _STRICT
+    max_tokens: PositiveInt = 30_000_000
+    max_dollars: PositiveFloat = 40.0
+    max_seconds: PositiveFloat = 14_400.0
+
+
+class RetrySettings(BaseModel):
+    model_config = _STRICT
+    max_attempts: PositiveInt = 6
+    base_delay: NonNegativeFloat = 1.0
+    max_delay: NonNegativeFloat = 60.0
+    max_total_wait: NonNegativeFloat = 300.0
+
+
+class SandboxSettings(BaseModel):
+    model_config = _STRICT
+    timeout_seconds: PositiveFloat = 600.0
+    output_cap_bytes: PositiveInt = 65_536
+    path: str = "/usr/local/bin:/usr/bin:/bin"
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class ContextSettings(BaseModel):
+    model_config = _STRICT
+    tool_output_chars: PositiveInt = 20_000
+    diff_chars: PositiveInt = 60_000
+    test_output_chars: PositiveInt = 8_000
+    judge_directive_chars: PositiveInt = 1_500
+    feedback_chars: PositiveInt = 20_000
+
+
+class StuckSettings(BaseModel):
+    model_config = _STRICT
+    similarity: float = Field(default=0.8, ge=0.0, le=1.0)
+    window: int = Field(default=3, ge=2)
+
+
+class EscalationSettings(BaseModel):
+    model_config = _STRICT
+    model: str = "claude-opus-5-5"
+
+
+def _default_run_limits() -> dict[Role, RunLimits]:
+    return {
+        Role.WORKER: RunLimits(),
+        Role.REVIEWER: RunLimits(max_steps=20, max_tokens=1_000_000, max_seconds=600),
+        Role.JUDGE: RunLimits(max_steps=2, max_tokens=200_000, max_seconds=300),
+        Role.ASSESSOR: RunLimits(max_steps=2, max_tokens=100_000, max_seconds=120),
+    }
+
+
+class AgentSettings(BaseModel):
+    model_config = _STRICT
+    run_limits: dict[Role, RunLimits] = Field(default_factory=_default_run_limits)
+    max_output_tokens: PositiveInt = 8192
+    budget: BudgetSettings = BudgetSettings()
+    retry: RetrySettings = RetrySettings()
+    sandbox: SandboxSettings = SandboxSettings()
+    context: ContextSettings = ContextSettings()
+    stuck: StuckSettings = StuckSettings()
+    escalation: EscalationSettings = EscalationSettings()
+
+    def limits_for(self, role: Role) -> RunLimits:
+        return self.run_limits.get(role, RunLimits())
+
+
+def parse_agent_settings(data: Mapping[str, Any] | None, source: str = "agents") -> AgentSettings:
+    """Validate ``data``; missing keys take the defaults, unknown keys are errors."""
+    try:
+        return AgentSettings.model_validate(dict(data or {}))
+    except ValidationError as error:
+        lines = [f"{source}: invalid agent settings"]
+        for item in error.errors(include_input=False, include_url=False):
+            where = ".".join(str(part) for part in item["loc"])
+            lines.append(f"  {where}: {item['msg']}")
+        raise ConfigError("\n".join(lines)) from None
+
+
+def load_default_agent_settings() -> AgentSettings:
+    """The shipped ``config/agents.yml``."""
+    text = resources.files("config").joinpath("agents.yml").read_text(encoding="utf-8")
+    return parse_agent_settings(yaml.safe_load(text), "config/agents.yml")
