@@ -1,0 +1,62 @@
+"""Pytest fixtures for the fake GitHub; conftest files import the ones they use."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from pydantic import SecretStr
+
+from tests.fakes.clock import ManualClock
+from tests.fakes.github import FakeGitHub
+from tests.fakes.keys import app_key_pair
+from workers.github.auth import AppCredentials
+from workers.github.client import ClientOptions, GitHubClients
+from workers.github.refs import IssueRef
+
+APP_ID = 4242
+SLUG = "agentium"
+INSTALLATION = 77
+REPO = "octo/hello"
+ISSUE = 22
+TRIGGER = "alice"
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def fake_github(tmp_path: Path, clock: ManualClock) -> Iterator[FakeGitHub]:
+    keys = app_key_pair()
+    fake = FakeGitHub(app_id=APP_ID, public_key_pem=keys.public_pem, clock=clock, root=tmp_path)
+    with fake:
+        fake.add_installation(INSTALLATION)
+        fake.add_repo(REPO, files={"README.md": "# hello\n", "hello.py": "print('hi')\n"})
+        fake.add_issue(REPO, ISSUE, "Add a greeting", "Please greet the user.")
+        fake.set_role(REPO, TRIGGER, "write")
+        yield fake
+
+
+@pytest.fixture
+def credentials() -> AppCredentials:
+    return AppCredentials(APP_ID, SecretStr(app_key_pair().private_pem))
+
+
+@pytest.fixture
+def clients(
+    fake_github: FakeGitHub,
+    redis_client: redis.Redis,
+    clock: ManualClock,
+    credentials: AppCredentials,
+) -> GitHubClients:
+    options = ClientOptions(base_url=fake_github.url, write_interval_s=1.0, timeout_s=10)
+    return GitHubClients(credentials, redis_client, clock, options)
+
+
+@pytest.fixture
+def issue_ref() -> IssueRef:
+    return IssueRef.parse(REPO, ISSUE)
