@@ -140,7 +140,7 @@ class FakeGitHub:
         return Counter(r.route for r in self.requests if include_git or r.auth != "git")
 
     def calls(self, method: str, route: str) -> list[Recorded]:
-        return [r for r in self.requests if r.method == method and r.route == route]
+        return [r for r in self.requests if r.route == f"{method} {route}"]
 
     # helpers for the handlers
 

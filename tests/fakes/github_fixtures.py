@@ -14,7 +14,10 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.keys import app_key_pair
 from workers.github.auth import AppCredentials
 from workers.github.client import ClientOptions, GitHubClients
+from workers.github.effects import GitHubEffects, TaskInfo
 from workers.github.refs import IssueRef
+from workers.gitops.runner import Git
+from workers.gitops.workspace import GitWorkspace, bot_identity
 
 APP_ID = 4242
 SLUG = "agentium"
@@ -60,3 +63,35 @@ def clients(
 @pytest.fixture
 def issue_ref() -> IssueRef:
     return IssueRef.parse(REPO, ISSUE)
+
+
+class TaskFactory:
+    """Builds the workspace and the effects performer of a task, as a worker job would."""
+
+    def __init__(
+        self, clients: GitHubClients, fake: FakeGitHub, redis_client: redis.Redis, root: Path
+    ):
+        self.clients, self.fake, self.redis, self.root = clients, fake, redis_client, root
+
+    def workspace(self, name: str = "ws", issue: int = ISSUE, repo: str = REPO) -> GitWorkspace:
+        return GitWorkspace(
+            self.root / name,
+            self.fake.git_url(repo),
+            issue,
+            bot_identity(APP_ID, SLUG),
+            lambda: self.clients.token(INSTALLATION),
+            Git(self.root),
+        )
+
+    def effects(
+        self, workspace: GitWorkspace, run: str = "run-1", issue: int = ISSUE, repo: str = REPO
+    ) -> GitHubEffects:
+        task = TaskInfo(IssueRef.parse(repo, issue), TRIGGER, run)
+        return GitHubEffects(self.clients.installation(INSTALLATION), self.redis, task, workspace)
+
+
+@pytest.fixture
+def tasks(
+    clients: GitHubClients, fake_github: FakeGitHub, redis_client: redis.Redis, tmp_path: Path
+) -> TaskFactory:
+    return TaskFactory(clients, fake_github, redis_client, tmp_path)

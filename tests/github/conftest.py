@@ -1,3 +1,3 @@
-from tests.fakes.github_fixtures import clients, clock, credentials, fake_github, issue_ref
+from tests.fakes.github_fixtures import clients, clock, credentials, fake_github, issue_ref, tasks
 
-__all__ = ["clients", "clock", "credentials", "fake_github", "issue_ref"]
+__all__ = ["clients", "clock", "credentials", "fake_github", "issue_ref", "tasks"]
