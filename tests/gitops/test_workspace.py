@@ -1,0 +1,228 @@
+"""The git workspace against real git: the fake GitHub's smart HTTP, and a bare repo on disk."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.clock import ManualClock
+from tests.fakes.github import FakeGitHub
+from tests.fakes.github_fixtures import APP_ID, INSTALLATION, ISSUE, REPO, TaskFactory
+from workers.github.client import GitHubClients
+from workers.gitops.runner import Git, GitError, GitResult, auth_env, run_process
+from workers.gitops.workspace import GitWorkspace, bot_identity, workspace_path
+
+BRANCH = f"agentium/issue-{ISSUE}"
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def _change(ws: GitWorkspace, text: str) -> None:
+    (ws.path / "hello.py").write_text(text)
+
+
+def test_clone_branch_commit_and_push_as_the_bot(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    ws = tasks.workspace()
+    ws.prepare()
+    assert _git(ws.path, "rev-parse", "--abbrev-ref", "HEAD") == BRANCH
+    assert ws.base_branch() == "main"
+    assert ws.commit("IMPLEMENT", 1) is None  # nothing changed
+    _change(ws, "print('hello')\n")
+    sha = ws.commit("IMPLEMENT", 1, "greet")
+    author = _git(ws.path, "log", "-1", "--format=%an <%ae>|%cn")
+    assert (
+        author == f"agentium[bot] <{APP_ID}+agentium[bot]@users.noreply.github.com>|agentium[bot]"
+    )
+    message = _git(ws.path, "log", "-1", "--format=%B")
+    assert message.startswith("agentium: implement iteration 1 for #22")
+    assert "Issue: #22\nPhase: IMPLEMENT\nIteration: 1" in message
+    pushed = ws.push()
+    assert pushed.pushed and pushed.head_sha == sha and pushed.base_branch == "main"
+    assert fake_github.branch_sha(REPO, BRANCH) == sha
+    assert not ws.push().pushed  # nothing new
+
+
+def test_a_fresh_clone_continues_the_pushed_branch(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    first = tasks.workspace("first")
+    first.prepare()
+    _change(first, "one\n")
+    first.commit("IMPLEMENT", 1)
+    first.push()
+    first.cleanup()
+    assert not first.path.exists()
+    second = tasks.workspace("second")  # a restarted worker on another machine
+    second.prepare()
+    assert second.head() == fake_github.branch_sha(REPO, BRANCH)
+    _change(second, "two\n")
+    second.commit("IMPLEMENT", 2)
+    assert second.push().pushed
+    log = _git(fake_github.bare_path(REPO), "log", "--format=%s", BRANCH)
+    assert log.splitlines()[:2] == [
+        "agentium: implement iteration 2 for #22",
+        "agentium: implement iteration 1 for #22",
+    ]
+
+
+def test_push_refuses_to_overwrite_commits_it_has_not_seen(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    mine, theirs = tasks.workspace("mine"), tasks.workspace("theirs")
+    mine.prepare()
+    _change(mine, "mine\n")
+    mine.commit("IMPLEMENT", 1)
+    mine.push()
+    theirs.prepare()
+    _change(theirs, "theirs\n")
+    theirs.commit("IMPLEMENT", 2)
+    theirs.push()
+    _change(mine, "mine again\n")
+    mine.commit("IMPLEMENT", 2)
+    with pytest.raises(GitError, match="push"):
+        mine.push()
+    assert fake_github.branch_sha(REPO, BRANCH) == theirs.head()
+
+
+def test_shallow_clone_pushes_with_an_explicit_lease(
+    tasks: TaskFactory, fake_github: FakeGitHub, clients: GitHubClients, tmp_path: Path
+) -> None:
+    def shallow(name: str) -> GitWorkspace:
+        return GitWorkspace(
+            tmp_path / name,
+            fake_github.git_url(REPO),
+            ISSUE,
+            bot_identity(APP_ID, "agentium"),
+            lambda: clients.token(INSTALLATION),
+            Git(tmp_path),
+            depth=1,
+        )
+
+    ws = shallow("a")
+    ws.prepare()
+    _change(ws, "shallow\n")
+    ws.commit("DOCS", 1)
+    ws.push()
+    again = shallow("b")
+    again.prepare()
+    _change(again, "shallow 2\n")
+    again.commit("DOCS", 2)
+    assert again.push().pushed
+    assert fake_github.branch_sha(REPO, BRANCH) == again.head()
+
+
+def test_a_bare_repository_path_works_as_the_remote(tmp_path: Path) -> None:
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    seed = tmp_path / "seed"
+    subprocess.run(["git", "clone", "-q", str(bare), str(seed)], check=True, capture_output=True)
+    (seed / "a.txt").write_text("a\n")
+    env = ["-c", "user.name=x", "-c", "user.email=x@example.com"]
+    subprocess.run(["git", *env, "add", "a.txt"], cwd=seed, check=True)
+    subprocess.run(["git", *env, "commit", "-qm", "a"], cwd=seed, check=True)
+    subprocess.run(["git", "push", "-q", "origin", "main"], cwd=seed, check=True)
+    ws = GitWorkspace(
+        workspace_path(tmp_path, "octo/hello", 5),
+        str(bare),
+        5,
+        bot_identity(1, "agentium"),
+        None,
+        Git(tmp_path),
+    )
+    ws.prepare()
+    (ws.path / "b.txt").write_text("b\n")
+    ws.commit("IMPLEMENT", 1)
+    ws.push()
+    assert _git(bare, "rev-parse", "agentium/issue-5") == ws.head()
+    assert ws.path.name == "octo__hello__5"
+
+
+class SpyRunner:
+    def __init__(self) -> None:
+        self.argv: list[list[str]] = []
+        self.envs: list[dict[str, str]] = []
+
+    def __call__(self, args: Sequence[str], cwd: Path, env: Mapping[str, str]) -> GitResult:
+        self.argv.append(list(args))
+        self.envs.append(dict(env))
+        return run_process(args, cwd, env)
+
+
+def test_the_token_stays_out_of_config_argv_logs_and_errors(
+    fake_github: FakeGitHub,
+    clients: GitHubClients,
+    clock: ManualClock,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    spy = SpyRunner()
+    tokens: list[str] = []
+
+    def token() -> str:
+        tokens.append(clients.token(INSTALLATION))
+        return tokens[-1]
+
+    ws = GitWorkspace(
+        tmp_path / "ws",
+        fake_github.git_url(REPO),
+        ISSUE,
+        bot_identity(APP_ID, "agentium"),
+        token,
+        Git(tmp_path, spy),
+    )
+    ws.prepare()
+    _change(ws, "secret-free\n")
+    ws.commit("IMPLEMENT", 1)
+    ws.push()
+    secret = tokens[0]
+    header = auth_env(secret)["GIT_CONFIG_VALUE_0"]
+    assert secret not in (ws.path / ".git" / "config").read_text()
+    assert header.split()[-1] not in (ws.path / ".git" / "config").read_text()
+    assert all(secret not in arg and header not in arg for argv in spy.argv for arg in argv)
+    talking = [
+        argv[3] for argv, env in zip(spy.argv, spy.envs, strict=True) if "GIT_CONFIG_VALUE_0" in env
+    ]
+    assert talking == ["clone", "ls-remote", "push"]  # only the commands that talk to GitHub
+    with_token = [env for env in spy.envs if "GIT_CONFIG_VALUE_0" in env]
+    assert all(env["GIT_CONFIG_VALUE_0"] == header for env in with_token)
+    assert all(
+        secret not in r.getMessage() and secret not in str(r.__dict__) for r in caplog.records
+    )
+    # git's own error text is scrubbed: GitHub refuses an expired token
+    clock.advance(2 * 3600)
+    fake_github.tokens.clear()
+    broken = GitWorkspace(
+        tmp_path / "broken",
+        fake_github.git_url(REPO),
+        ISSUE,
+        bot_identity(APP_ID, "agentium"),
+        lambda: secret,
+        Git(tmp_path),
+    )
+    with pytest.raises(GitError) as failed:
+        broken.prepare()
+    assert secret not in str(failed.value) and header not in str(failed.value)
+
+
+def test_a_git_command_during_a_long_task_gets_a_fresh_token(
+    tasks: TaskFactory, fake_github: FakeGitHub, clock: ManualClock
+) -> None:
+    ws = tasks.workspace()
+    ws.prepare()
+    clock.advance(3 * 3600)  # the clone's token is long expired
+    _change(ws, "later\n")
+    ws.commit("DOCS", 1)
+    assert ws.push().pushed
+    git = [r for r in fake_github.requests if r.auth == "git"]
+    assert all(r.status == 200 for r in git)
