@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,10 +15,15 @@ import pytest
 
 from tests.fakes.anthropic import FakeAnthropic
 from workers.agents.anthropic_adapter import AnthropicAdapter
+from workers.agents.gitview import LocalGit
 from workers.agents.pricing import load_default_prices
+from workers.agents.prompts import Prompts
 from workers.agents.retry import RetryPolicy
+from workers.agents.runner import AgentDeps, AgentRunner
 from workers.agents.sandbox import Sandbox
-from workers.agents.settings import RetrySettings, SandboxSettings
+from workers.agents.settings import AgentSettings, RetrySettings, SandboxSettings
+from workers.agents.task import TaskContext
+from workers.controller.routing import parse_routing
 
 REPOS = Path(__file__).parent.parent / "corpus" / "repos"
 BWRAP = shutil.which("bwrap")
@@ -88,3 +94,42 @@ def sandbox_settings() -> SandboxSettings:
 @pytest.fixture
 def sandbox(sandbox_settings: SandboxSettings) -> Sandbox:
     return Sandbox(sandbox_settings, BWRAP)
+
+
+ROUTING = {"routing": {"default": {"adapter": "anthropic", "model": "claude-sonnet-5-5"}}}
+
+
+@pytest.fixture
+def runner(adapter: AnthropicAdapter, sandbox: Sandbox) -> AgentRunner:
+    settings = AgentSettings()
+    return AgentRunner(
+        AgentDeps(
+            adapters={"anthropic": adapter},
+            routing=parse_routing(ROUTING),
+            sandbox=sandbox,
+            prompts=Prompts(),
+            settings=settings,
+            clock=time.monotonic,
+        )
+    )
+
+
+PLAN = "Add `__contains__` to SectionWrapper.\n\n### Task 1: add it\n\n### Task 2: test it\n"
+ISSUE_BODY = "SectionWrapper should support `in`: `'name' in config['section']`."
+
+
+def task_context(checkout: Path, state_dir: Path, **changes: object) -> TaskContext:
+    values: dict[str, object] = {
+        "issue_number": 7,
+        "issue_title": "Support `in` on sections",
+        "issue_body": ISSUE_BODY,
+        "checkout": checkout,
+        "state_dir": state_dir,
+        "base_sha": git(checkout, "rev-parse", "HEAD").strip(),
+        "plan": PLAN,
+    }
+    return TaskContext(**{**values, **changes})  # type: ignore[arg-type]
+
+
+def local_git(checkout: Path) -> LocalGit:
+    return LocalGit(checkout, author="agentium[bot]", email="bot@example.com")

@@ -1,0 +1,111 @@
+"""Prompt building for the reviewers, the judge and the assessor.
+
+Same layout as the workers' (see :mod:`workers.agents.context`): a stable block (the issue,
+and the plan once it is fixed) then the changing one. The code reviewer gets the diff
+against the base (capped, the cut stated), the test command's result and the worker's own
+report, never the worker's tool output. The judge gets the reviewer's feedback, the phase's
+goal, its own earlier answers in this phase, and is told when the iteration is the last.
+"""
+
+from __future__ import annotations
+
+from workers.agents.context import Conversation, briefing
+from workers.agents.prompts import Prompts
+from workers.agents.roles import PHASE_GOALS
+from workers.agents.settings import ContextSettings
+from workers.agents.task import TaskContext
+from workers.agents.taskfiles import TaskFiles
+from workers.agents.untrusted import issue_text, quoted, show_invisible, strip_hidden
+from workers.controller.effects import RunAgent
+from workers.controller.phases import Phase
+
+
+def capped(text: str, limit: int, what: str) -> tuple[str, str]:
+    """``text`` cut to ``limit`` characters, and a note saying whether and where it was cut."""
+    if len(text) <= limit:
+        return text, f"complete, {len(text):,} characters"
+    note = f"cut: the first {limit:,} of {len(text):,} characters; read the files for the rest"
+    return text[:limit] + f"\n[... {what} cut here ...]", note
+
+
+def tail_capped(text: str, limit: int) -> str:
+    """The end of a long command output (where test failures are summarised) fits ``limit``."""
+    if len(text) <= limit:
+        return text
+    head = limit // 4
+    return f"{text[:head]}\n[... output cut ...]\n{text[-(limit - head) :]}"
+
+
+class ReviewPrompts:
+    def __init__(self, prompts: Prompts, settings: ContextSettings) -> None:
+        self.prompts = prompts
+        self.settings = settings
+
+    def _common(self, effect: RunAgent, task: TaskContext) -> dict[str, object]:
+        return {
+            "phase": effect.phase.value,
+            "iteration": effect.iteration,
+            "max_iterations": effect.max_iterations,
+            "issue_number": task.issue_number,
+            "issue_title": strip_hidden(task.issue_title).strip(),
+            "issue": issue_text(task.issue_title, task.issue_body),
+        }
+
+    def reviewer(
+        self, effect: RunAgent, task: TaskContext, files: TaskFiles, diff: str, tests: str
+    ) -> Conversation:
+        common = self._common(effect, task)
+        plan = quoted("the plan", task.plan or "(no plan)")
+        if effect.phase is Phase.PLAN:
+            stable_plan, under_review = "The plan under review is below.", plan
+        else:
+            stable_plan, under_review = f"{plan}\n\n(Also in `{files.plan_path}`.)", ""
+        stable = self.prompts.render("reviewer.briefing", **common, plan=stable_plan)
+        shown, note = capped(show_invisible(diff), self.settings.diff_chars, "diff")
+        report = files.worker_report(effect.phase, effect.iteration)
+        variable = self.prompts.render(
+            "reviewer.context",
+            **common,
+            plan_under_review=under_review,
+            diff=quoted("the diff", shown) if diff.strip() else "",
+            diff_note=note,
+            tests=tail_capped(tests, self.settings.test_output_chars) if tests else "",
+            worker_report=quoted("the worker", report) if report.strip() else "",
+            subject="plan" if effect.phase is Phase.PLAN else f"{effect.phase} change",
+        )
+        system = self.prompts.render(
+            "plan_reviewer.system" if effect.phase is Phase.PLAN else "code_reviewer.system"
+        )
+        return Conversation(system, (briefing(stable, variable),))
+
+    def _directives(self, effect: RunAgent, files: TaskFiles) -> list[str]:
+        limit = self.settings.judge_directive_chars
+        found = []
+        for iteration, text in files.judge_texts(effect.phase, before=effect.iteration):
+            shown, _ = capped(text, limit, "answer")
+            found.append(f"### Iteration {iteration}\n\n{shown}")
+        return found
+
+    def judge(self, effect: RunAgent, task: TaskContext, files: TaskFiles) -> Conversation:
+        common = self._common(effect, task)
+        stable = self.prompts.render(
+            "judge.briefing", **common, phase_goal=PHASE_GOALS[effect.phase]
+        )
+        review, _ = capped(task.review, self.settings.feedback_chars, "feedback")
+        variable = self.prompts.render(
+            "judge.context",
+            **common,
+            last_iteration=effect.last_iteration,
+            directives=self._directives(effect, files),
+            review=quoted("the reviewer", review or "(the reviewer wrote nothing)"),
+        )
+        return Conversation(self.prompts.render("judge.system"), (briefing(stable, variable),))
+
+    def assessor(self, effect: RunAgent, task: TaskContext) -> Conversation:
+        common = self._common(effect, task)
+        stable = self.prompts.render("assessor.briefing", **common)
+        variable = self.prompts.render(
+            "assessor.context", **common, plan=quoted("the plan", task.plan or "(no plan)")
+        )
+        system = self.prompts.render("assessor.system")
+        return Conversation(system, (briefing(stable, variable),))

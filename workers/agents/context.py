@@ -1,0 +1,178 @@
+"""Prompt building for the workers (DESIGN.md section 2).
+
+A conversation starts with one user message of two blocks. The first is stable for the
+whole phase (the phase's instructions, the issue pinned as the goal, the plan's path) and
+ends a cache breakpoint; the second carries what changes: earlier phases' summaries with
+their commit SHAs, memory, the task section with its breadcrumb, the previous feedback in
+full with the action items last, and the goal recited. The system prompt and the tool
+definitions never change for a role, so every call of a role shares its cached prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from workers.agents.llm import Message, Text
+from workers.agents.prompts import Prompts
+from workers.agents.task import TaskContext
+from workers.agents.taskfiles import TaskFiles
+from workers.agents.untrusted import issue_text, quoted, strip_hidden
+from workers.controller import memory
+from workers.controller.effects import RunAgent, Session
+from workers.controller.phases import WORK_PHASES, Phase
+from workers.controller.plan import TASK_HEADER_RE, count_tasks, task_section
+from workers.controller.state import Feedback
+
+FRAMINGS = (
+    "The previous iteration was not accepted. A different approach may be needed",
+    "Read the feedback below carefully before you change anything",
+    "The last attempt had problems. Consider an alternative to what was tried",
+)
+_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)")
+MAX_ACTION_ITEMS = 12
+RECITE_CHARS = 600
+
+
+@dataclass(frozen=True)
+class Conversation:
+    system: str
+    messages: tuple[Message, ...]
+
+
+def briefing(stable: str, variable: str) -> Message:
+    """The first user message: the cacheable block, then the changing one."""
+    return Message(role="user", content=(Text(text=stable), Text(text=variable)))
+
+
+def action_items(feedback: Feedback) -> str:
+    items = [f"The judge: {feedback.judge}"] if feedback.judge else []
+    for line in feedback.review.splitlines():
+        match = _ITEM_RE.match(line)
+        if match:
+            items.append(match[1])
+    if len(items) <= 1:
+        items.append("Address every point of the reviewer's feedback above.")
+    shown = items[:MAX_ACTION_ITEMS]
+    if len(items) > len(shown):
+        shown.append(f"... and {len(items) - len(shown)} more in the feedback above.")
+    return "\n".join(f"{n}. {strip_hidden(item)}" for n, item in enumerate(shown, 1))
+
+
+def _plan_summary(task: TaskContext, files: TaskFiles) -> str:
+    tasks = count_tasks(task.plan or "")
+    return f"### PLAN\n- the plan ({tasks} task(s)) is in `{files.plan_path}`"
+
+
+def phase_summaries(task: TaskContext, files: TaskFiles, current: Phase) -> list[str]:
+    """One short summary per finished phase before ``current``: O(phases), not O(tokens)."""
+    found = []
+    for phase in WORK_PHASES[: WORK_PHASES.index(current)]:
+        if phase is Phase.PLAN:
+            found.append(_plan_summary(task, files))
+            continue
+        summary = files.summary(phase)
+        if summary is not None:
+            found.append(summary.render(files.phase_dir(phase) / "summary.md"))
+    return found
+
+
+def _assignment(effect: RunAgent) -> str:
+    if effect.phase is Phase.PLAN:
+        return "Write the plan for it now, or say that nothing needs to be done."
+    if effect.phase is Phase.DOCS:
+        return "Update the documentation for the implemented change now."
+    if effect.task is not None:
+        return f"{effect.task.breadcrumb()}: do this task only, with its tests."
+    return "Make the change with its tests, and address the action items."
+
+
+def _recital(task: TaskContext) -> str:
+    body = strip_hidden(task.issue_body).strip()
+    short = body if len(body) <= RECITE_CHARS else body[:RECITE_CHARS] + " [...]"
+    return quoted("the issue (recited; full text at the top)", short)
+
+
+class WorkerPrompts:
+    """Builds the worker's conversation for one RunAgent effect."""
+
+    def __init__(self, prompts: Prompts, feedback_chars: int) -> None:
+        self.prompts = prompts
+        self.feedback_chars = feedback_chars
+
+    def system(self) -> str:
+        return self.prompts.render("worker.system")
+
+    def stable(self, effect: RunAgent, task: TaskContext, files: TaskFiles) -> str:
+        return self.prompts.render(
+            "worker.briefing",
+            phase=effect.phase.value,
+            iteration=effect.iteration,
+            max_iterations=effect.max_iterations,
+            phase_instructions=self.prompts.render(effect.phase.value.lower()),
+            issue_number=task.issue_number,
+            issue=issue_text(task.issue_title, task.issue_body),
+            plan_path=str(files.plan_path) if task.plan else "",
+        )
+
+    def _feedback(self, effect: RunAgent, files: TaskFiles) -> dict[str, str]:
+        feedback = effect.feedback
+        if feedback is None or not (feedback.review or feedback.judge):
+            return {"feedback": ""}
+        files.write_feedback(effect.phase, effect.iteration - 1, feedback)
+        paths = [str(path) for _, path in files.numbered(effect.phase, "feedback")]
+        review = feedback.review[: self.feedback_chars]
+        return {
+            "feedback": quoted("the reviewer", review or "(no review text)"),
+            "judge_line": strip_hidden(feedback.judge),
+            "feedback_files": ", ".join(f"`{p}`" for p in paths),
+            "action_items": action_items(feedback),
+            "framing": FRAMINGS[(effect.iteration - 2) % len(FRAMINGS)],
+        }
+
+    def _task(self, effect: RunAgent, task: TaskContext) -> dict[str, str]:
+        plan = task.plan or ""
+        if effect.phase is Phase.PLAN or not plan:
+            return {"task_section": ""}
+        headers = [line for line in plan.splitlines() if TASK_HEADER_RE.match(line)]
+        if effect.task is not None and headers:
+            section = task_section(plan, effect.task.index)
+            return {"breadcrumb": effect.task.breadcrumb(), "task_section": section}
+        if not headers:
+            return {"breadcrumb": "The plan is one task", "task_section": plan}
+        return {"task_section": "", "task_headers": "\n".join(headers)}
+
+    def variable(
+        self, effect: RunAgent, task: TaskContext, files: TaskFiles, *, continued: bool
+    ) -> str:
+        remembered = memory.render(task.memory, task.memory_budget_chars, task.memory_priorities)
+        values: dict[str, object] = {
+            "continued": continued,
+            "phase": effect.phase.value,
+            "iteration": effect.iteration,
+            "max_iterations": effect.max_iterations,
+            "phase_instructions": self.prompts.render(effect.phase.value.lower()),
+            "summaries": phase_summaries(task, files, effect.phase),
+            "memory": remembered,
+            "task_headers": "",
+            "comments": [quoted("a comment", strip_hidden(c)) for c in task.comments],
+            "issue_number": task.issue_number,
+            "issue_title": strip_hidden(task.issue_title).strip(),
+            "assignment": _assignment(effect),
+            **self._task(effect, task),
+            **self._feedback(effect, files),
+        }
+        text = self.prompts.render("worker.context", **values)
+        return f"{text}\n{_recital(task)}\n"
+
+    def conversation(self, effect: RunAgent, task: TaskContext, files: TaskFiles) -> Conversation:
+        if task.plan:
+            files.write_plan(task.plan)
+        earlier = files.load_session("worker") if effect.session is Session.CONTINUE else None
+        if earlier:
+            turn = Message.user(self.variable(effect, task, files, continued=True))
+            return Conversation(self.system(), (*earlier, turn))
+        first = briefing(
+            self.stable(effect, task, files), self.variable(effect, task, files, continued=False)
+        )
+        return Conversation(self.system(), (first,))

@@ -1,0 +1,207 @@
+"""Turn a RunAgent effect into the controller's next outcome.
+
+    runner = AgentRunner(AgentDeps(adapters={"anthropic": adapter}, routing=routing,
+                                   sandbox=sandbox, prompts=Prompts(), settings=settings,
+                                   clock=time.monotonic))
+    outcome = runner.run(effect, task_context, LocalGit(checkout, author=..., email=...))
+
+The runner builds the prompt, runs the tool loop, and reports: the worker's own final text
+and whether the checkout changed (it commits the changes through the :class:`Checkout`
+seam, never the model), the reviewer's feedback, the judge's or assessor's answer. Model
+errors after the adapter's retries, and an exhausted task budget, become ``AgentFailed``
+with the reason (the controller pauses the task BLOCKED, resumable with /agentium retry).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from workers.agents.briefings import ReviewPrompts
+from workers.agents.budget import BudgetExceeded, TaskBudget
+from workers.agents.context import Conversation, WorkerPrompts
+from workers.agents.gitview import Checkout, GitError
+from workers.agents.llm import LLMAdapter, LLMError, LLMRequest, Message
+from workers.agents.loop import LoopHooks, LoopResult, StopCause, run_loop
+from workers.agents.prompts import Prompts
+from workers.agents.roles import RoleSpec, spec_for
+from workers.agents.sandbox import Sandbox
+from workers.agents.settings import AgentSettings, RunLimits
+from workers.agents.stuck import escalation_model
+from workers.agents.task import TaskContext
+from workers.agents.taskfiles import TaskFiles
+from workers.agents.testcmd import resolve_test_command
+from workers.agents.tools import ToolAccess, ToolBox
+from workers.agents.untrusted import quoted
+from workers.agents.workspace import Workspace
+from workers.controller import signals
+from workers.controller.effects import RunAgent, Session
+from workers.controller.outcomes import (
+    AgentFailed,
+    AssessorDone,
+    JudgeDone,
+    Outcome,
+    ReviewerDone,
+    WorkerDone,
+)
+from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
+from workers.controller.routing import Route, Routing
+
+log = logging.getLogger("agentium.agents")
+
+
+class AgentSetupError(Exception):
+    """The agent cannot be set up (e.g. its route names an adapter nobody provided)."""
+
+
+@dataclass(frozen=True)
+class AgentDeps:
+    adapters: Mapping[str, LLMAdapter]
+    routing: Routing
+    sandbox: Sandbox
+    prompts: Prompts
+    settings: AgentSettings
+    clock: Callable[[], float]
+
+
+@dataclass(frozen=True)
+class _Run:
+    effect: RunAgent
+    spec: RoleSpec
+    task: TaskContext
+    git: Checkout
+    files: TaskFiles
+
+
+class AgentRunner:
+    def __init__(self, deps: AgentDeps) -> None:
+        self.deps = deps
+        context = deps.settings.context
+        self.workers = WorkerPrompts(deps.prompts, context.feedback_chars)
+        self.reviews = ReviewPrompts(deps.prompts, context)
+
+    def run(self, effect: RunAgent, task: TaskContext, git: Checkout) -> Outcome:
+        spec = spec_for(effect)
+        run = _Run(effect, spec, task, git, TaskFiles(task.state_dir))
+        budget = TaskBudget(self.deps.settings.budget, run.files.spend_path)
+        try:
+            budget.check()
+            result = self._loop(run, budget)
+            return self._finish(run, result)
+        except (BudgetExceeded, AgentSetupError, GitError) as error:
+            reason = str(error)
+        except LLMError as error:
+            reason = f"the model could not be called: {error}"
+        log.warning("agent failed", extra={"role": spec.kind.value, "reason": reason})
+        return AgentFailed(role=spec.role, error=reason)
+
+    def route(self, run: _Run) -> Route:
+        route = self.deps.routing.resolve(run.effect.routing_key)
+        if run.spec.role is not Role.WORKER or run.effect.feedback is None:
+            return route
+        settings = self.deps.settings
+        stronger = escalation_model(
+            run.files, run.effect.phase, run.effect.iteration, settings.stuck,
+            settings.escalation.model,
+        )  # fmt: skip
+        return route if stronger is None else Route(adapter=route.adapter, model=stronger)
+
+    def _loop(self, run: _Run, budget: TaskBudget) -> LoopResult:
+        route = self.route(run)
+        adapter = self.deps.adapters.get(route.adapter)
+        if adapter is None:
+            raise AgentSetupError(f"no LLM adapter {route.adapter!r} for {run.effect.routing_key}")
+        conversation = self._conversation(run)
+        toolbox = self._toolbox(run)
+        request = LLMRequest(
+            model=route.model,
+            system=conversation.system,
+            tools=toolbox.specs if toolbox else (),
+            messages=conversation.messages,
+            max_tokens=self.deps.settings.max_output_tokens,
+        )
+        hooks = LoopHooks(clock=self.deps.clock, guard=budget.check, charge=budget.charge)
+        started = self.deps.clock()
+        try:
+            result = run_loop(adapter, request, toolbox, self._limits(run), hooks)
+        finally:
+            budget.add_time(self.deps.clock() - started)
+        run.files.save_session(run.spec.session, result.messages)
+        return result
+
+    def _limits(self, run: _Run) -> RunLimits:
+        return self.deps.settings.limits_for(run.spec.role)
+
+    def _toolbox(self, run: _Run) -> ToolBox | None:
+        access = run.spec.access
+        if access is ToolAccess.NONE:
+            return None
+        workspace = Workspace(run.task.checkout, readable=(run.task.state_dir,))
+        sandbox = self.deps.sandbox if access is ToolAccess.WRITE else None
+        chars = self.deps.settings.context.tool_output_chars
+        return ToolBox(workspace, sandbox, access, max_chars=chars)
+
+    def _conversation(self, run: _Run) -> Conversation:
+        effect, task, files = run.effect, run.task, run.files
+        if run.spec.role is Role.WORKER:
+            if effect.phase is not Phase.PLAN:
+                files.start_phase(effect.phase, run.git.head())
+            return self.workers.conversation(effect, task, files)
+        if run.spec.role is Role.REVIEWER:
+            diff = "" if effect.phase is Phase.PLAN else run.git.diff(task.base_sha)
+            tests = self.run_tests(task) if effect.phase is Phase.IMPLEMENT else ""
+            return self.reviews.reviewer(effect, task, files, diff, tests)
+        if run.spec.role is Role.JUDGE:
+            earlier = files.load_session("judge") if effect.reask else None
+            if earlier and effect.session is Session.CONTINUE:
+                system = self.deps.prompts.render("judge.system")
+                reminder = Message.user(signals.verdict_reminder(JUDGE_VERDICTS))
+                return Conversation(system, (*earlier, reminder))
+            return self.reviews.judge(effect, task, files)
+        return self.reviews.assessor(effect, task)
+
+    def run_tests(self, task: TaskContext) -> str:
+        """The repository's test command, run in the sandbox, as the reviewer sees it."""
+        command = resolve_test_command(task.checkout, task.test_command)
+        if command is None:
+            return "No test command is configured in the repository's settings or detectable."
+        result = self.deps.sandbox.run(command, task.checkout)
+        return f"`{command}`\n\n" + quoted("the test command's output", result.describe())
+
+    def _finish(self, run: _Run, result: LoopResult) -> Outcome:
+        effect, text = run.effect, result.final_text
+        if result.stop is not StopCause.DONE:
+            note = f"[agentium: stopped by the {result.stop} after {result.steps} model calls]"
+            text = f"{text}\n\n{note}".strip()
+            log.warning("agent stopped by a limit", extra={"stop": result.stop.value})
+        if run.spec.role is Role.WORKER:
+            return self._worker_done(run, text)
+        if run.spec.role is Role.REVIEWER:
+            return ReviewerDone(text=text or "(the reviewer wrote no feedback)")
+        if run.spec.role is Role.JUDGE:
+            if result.final_text:
+                run.files.record_judge(effect.phase, effect.iteration, result.final_text)
+            return JudgeDone(text=result.final_text or None)
+        return AssessorDone(text=result.final_text or None)
+
+    def _worker_done(self, run: _Run, text: str) -> WorkerDone:
+        effect, files = run.effect, run.files
+        fresh = effect.task is None or effect.task.index == 0
+        files.add_worker_report(effect.phase, effect.iteration, text, fresh=fresh)
+        if effect.phase is Phase.PLAN:
+            return WorkerDone(text=text)
+        sha = run.git.commit_all(self._commit_message(run))
+        if sha is not None:
+            summary = files.start_phase(effect.phase, sha)
+            summary.post = sha
+            summary.iterations = sorted({*summary.iterations, effect.iteration})
+            summary.files = run.git.changed_files(summary.pre, sha)
+            files.save_summary(summary)
+        return WorkerDone(text=text, made_commits=sha is not None)
+
+    def _commit_message(self, run: _Run) -> str:
+        effect = run.effect
+        task = f", task {effect.task.index + 1} of {effect.task.total}" if effect.task else ""
+        title = f"{effect.phase.value.title()} iteration {effect.iteration}{task}"
+        return f"{title} for #{run.task.issue_number}\n\nMade by the agentium worker agent."

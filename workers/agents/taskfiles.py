@@ -1,0 +1,151 @@
+"""The task's state directory (outside the checkout): what the prompts offload to files.
+
+STATE/plan.md                       the plan, referenced by path in worker prompts
+STATE/spend.json                    the task's spend (see budget.py)
+STATE/escalation.json               set once when a stuck worker was escalated
+STATE/sessions/<name>.json          conversations to continue (SIMPLE worker, judge)
+STATE/phases/<PHASE>/summary.json   pre/post commit SHAs, iterations, files changed
+STATE/phases/<PHASE>/summary.md     the same, as the prompts show it
+STATE/phases/<PHASE>/feedback-N.md  reviewer + judge feedback on iteration N
+STATE/phases/<PHASE>/judge-N.md     the judge's own answer on iteration N
+STATE/phases/<PHASE>/worker-N.md    the worker's reports of iteration N
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from workers.agents.llm import Message
+from workers.controller.phases import Phase
+from workers.controller.state import Feedback
+
+_MESSAGES = TypeAdapter(tuple[Message, ...])
+_NUMBERED_RE = re.compile(r"-(\d+)\.md$")
+
+
+class PhaseSummary(BaseModel):
+    phase: Phase
+    pre: str
+    post: str = ""
+    iterations: list[int] = []
+    files: list[str] = []
+
+    def render(self, where: Path) -> str:
+        post = self.post or self.pre
+        changed = ", ".join(self.files) if self.files else "none"
+        done = ", ".join(str(i) for i in self.iterations) or "none"
+        return (
+            f"### {self.phase}\n"
+            f"- iterations with commits: {done}\n"
+            f"- files changed: {changed}\n"
+            f"- restoration: `git diff {self.pre[:12]}..{post[:12]}`, `git show {post[:12]}`\n"
+            f"- summary file: `{where}`"
+        )
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+    return path
+
+
+class TaskFiles:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def plan_path(self) -> Path:
+        return self.root / "plan.md"
+
+    @property
+    def spend_path(self) -> Path:
+        return self.root / "spend.json"
+
+    def phase_dir(self, phase: Phase) -> Path:
+        return self.root / "phases" / phase.value
+
+    def write_plan(self, plan: str) -> Path:
+        current = self.plan_path.read_text(encoding="utf-8") if self.plan_path.exists() else None
+        return self.plan_path if current == plan else _write(self.plan_path, plan)
+
+    def write_feedback(self, phase: Phase, iteration: int, feedback: Feedback) -> Path:
+        text = f"# Feedback on {phase} iteration {iteration}\n\n## Reviewer\n\n{feedback.review}"
+        text += f"\n\n## Judge\n\n{feedback.judge}\n"
+        return _write(self.phase_dir(phase) / f"feedback-{iteration}.md", text)
+
+    def numbered(self, phase: Phase, kind: str) -> list[tuple[int, Path]]:
+        """``kind-N.md`` files of ``phase``, by iteration."""
+        found = []
+        for path in self.phase_dir(phase).glob(f"{kind}-*.md"):
+            match = _NUMBERED_RE.search(path.name)
+            if match:
+                found.append((int(match[1]), path))
+        return sorted(found)
+
+    def record_judge(self, phase: Phase, iteration: int, text: str) -> None:
+        _write(self.phase_dir(phase) / f"judge-{iteration}.md", text)
+
+    def judge_texts(self, phase: Phase, before: int) -> list[tuple[int, str]]:
+        return [
+            (n, path.read_text(encoding="utf-8"))
+            for n, path in self.numbered(phase, "judge")
+            if n < before
+        ]
+
+    def add_worker_report(self, phase: Phase, iteration: int, text: str, *, fresh: bool) -> None:
+        path = self.phase_dir(phase) / f"worker-{iteration}.md"
+        earlier = "" if fresh or not path.exists() else path.read_text(encoding="utf-8")
+        _write(path, f"{earlier}\n\n{text}".strip() + "\n")
+
+    def worker_report(self, phase: Phase, iteration: int) -> str:
+        path = self.phase_dir(phase) / f"worker-{iteration}.md"
+        return path.read_text(encoding="utf-8") if path.exists() else ""
+
+    def save_session(self, name: str, messages: tuple[Message, ...]) -> None:
+        _write(self.root / "sessions" / f"{name}.json", _MESSAGES.dump_json(messages).decode())
+
+    def load_session(self, name: str) -> tuple[Message, ...] | None:
+        path = self.root / "sessions" / f"{name}.json"
+        try:
+            return _MESSAGES.validate_json(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except ValidationError:
+            return None
+
+    def summary(self, phase: Phase) -> PhaseSummary | None:
+        path = self.phase_dir(phase) / "summary.json"
+        try:
+            return PhaseSummary.model_validate_json(path.read_bytes())
+        except FileNotFoundError:
+            return None
+
+    def save_summary(self, summary: PhaseSummary) -> None:
+        folder = self.phase_dir(summary.phase)
+        _write(folder / "summary.json", summary.model_dump_json())
+        _write(folder / "summary.md", summary.render(folder / "summary.md") + "\n")
+
+    def start_phase(self, phase: Phase, head: str) -> PhaseSummary:
+        """The phase's summary, created with ``head`` as its pre-phase commit if new."""
+        summary = self.summary(phase)
+        if summary is None:
+            summary = PhaseSummary(phase=phase, pre=head)
+            self.save_summary(summary)
+        return summary
+
+    def escalation(self) -> dict[str, object] | None:
+        path = self.root / "escalation.json"
+        if not path.exists():
+            return None
+        data: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+        return data
+
+    def mark_escalation(self, phase: Phase, iteration: int, model: str) -> None:
+        record = {"phase": phase.value, "iteration": iteration, "model": model}
+        _write(self.root / "escalation.json", json.dumps(record))
