@@ -128,3 +128,10 @@ def test_private_repo_without_drafts_gets_a_wip_pr(
     assert pr.title == "Rework the queue"  # ready: the [WIP] prefix is dropped
     assert WIP_NOTE in pr.body
     assert fake_github.calls("POST", "/graphql") == []
+
+
+def test_issue_22_costs_at_most_40_requests(tasks: TaskFactory, fake_github: FakeGitHub) -> None:
+    ws = tasks.workspace()
+    drive("issue-22-simple.yml", tasks.effects(ws), ws)
+    assert len(fake_github.api_requests()) <= 40
+    assert all(r.status < 400 for r in fake_github.api_requests())
