@@ -125,6 +125,22 @@ def test_eyes_reaction_is_not_doubled(
     reactions.add_eyes(_gh(clients), issue_ref)
     reactions.add_eyes(_gh(clients), issue_ref)
     assert fake_github.repo(REPO).reactions[ISSUE] == [("agentium[bot]", "eyes")]
+    command = _gh(clients).rest.issues.create_comment(
+        "octo", "hello", ISSUE, body="/agentium status"
+    )
+    reactions.add_eyes_to_comment(_gh(clients), issue_ref, command.parsed_data.id)
+    assert fake_github.repo(REPO).reactions[command.parsed_data.id] == [("agentium[bot]", "eyes")]
+
+
+def test_a_deleted_status_comment_is_posted_again(
+    clients: GitHubClients, fake_github: FakeGitHub, redis_client: redis.Redis, issue_ref: IssueRef
+) -> None:
+    marks = _marks(redis_client, issue_ref)
+    first = upsert(_gh(clients), issue_ref, "status", f"{marker('status')}\none", marks)
+    del fake_github.repo(REPO).comments[first.id]
+    again = upsert(_gh(clients), issue_ref, "status", f"{marker('status')}\ntwo", marks)
+    assert again.created and again.id != first.id
+    assert [c.body for c in fake_github.comments(REPO, ISSUE)] == [f"{marker('status')}\ntwo"]
 
 
 def test_check_run_lifecycle(

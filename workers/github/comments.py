@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
+from githubkit.exception import RequestFailed
+
 from workers.github.bodies import fit, marker
 from workers.github.client import GitHubClient
 from workers.github.marks import TaskMarks
@@ -90,7 +92,15 @@ def upsert(gh: GitHubClient, ref: IssueRef, name: str, body: str, marks: TaskMar
         return posted
     if marks.unchanged(field, text):
         return known
-    gh.rest.issues.update_comment(ref.owner, ref.repo, known.id, body=text)
+    try:
+        gh.rest.issues.update_comment(ref.owner, ref.repo, known.id, body=text)
+    except RequestFailed as error:
+        if error.response.status_code != 404:
+            raise
+        marks.forget(field)  # someone deleted it: post a new one
+        posted = post_once(gh, ref, name, body, marks)
+        marks.wrote(field, text)
+        return posted
     marks.set(field, f"{known.id} {known.html_url}")
     marks.wrote(field, text)
     return known
