@@ -1,0 +1,183 @@
+"""Reviewer, judge and assessor runs: what they see, and what they return."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.agents.conftest import local_git, task_context
+from tests.fakes.anthropic import FakeAnthropic, text, tool_use
+from workers.agents.budget import Spend
+from workers.agents.llm import Usage
+from workers.agents.runner import AgentRunner
+from workers.controller import signals
+from workers.controller.effects import RunAgent, Session
+from workers.controller.outcomes import AgentFailed, AssessorDone, JudgeDone, ReviewerDone
+from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
+from workers.controller.state import Feedback
+
+
+def effect(role: Role, phase: Phase = Phase.IMPLEMENT, **changes: object) -> RunAgent:
+    suffix = {Role.REVIEWER: "_REVIEW", Role.JUDGE: "_JUDGE", Role.ASSESSOR: "_COMPLEXITY"}
+    values: dict[str, object] = {
+        "role": role,
+        "phase": phase,
+        "iteration": 1,
+        "max_iterations": 5,
+        "routing_key": f"{phase.value}{suffix.get(role, '')}",
+    }
+    return RunAgent(**{**values, **changes})  # type: ignore[arg-type]
+
+
+def test_code_reviewer_sees_diff_tests_and_report_not_tool_noise(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    task = task_context(checkout, tmp_path / "state")
+    fake.push(
+        tool_use("run_command", {"command": "echo TOOL-NOISE-0123"}),
+        text("Wrote the file. Feedback item 1: addressed."),
+    )
+    worker = effect(Role.WORKER, routing_key="IMPLEMENT")
+    (checkout / "NEWS.txt").write_text("contains\u200b support\n")
+    runner.run(worker, task, local_git(checkout))
+    fake.push(text("1. Add a test for missing sections."))
+    outcome = runner.run(effect(Role.REVIEWER), task, local_git(checkout))
+
+    assert outcome == ReviewerDone(text="1. Add a test for missing sections.")
+    body = fake.requests[-1].json
+    briefing = body["messages"][0]["content"][1]["text"]
+    assert "+contains<U+200B> support" in briefing
+    assert "complete, " in briefing  # the diff note
+    assert "42 passed" in briefing  # the repository's tests ran in the sandbox
+    assert "Feedback item 1: addressed." in briefing
+    assert "TOOL-NOISE-0123" not in str(body)
+    assert [t["name"] for t in body["tools"]] == ["list_files", "read_file", "search"]
+
+
+def test_diff_is_capped_with_the_cut_stated(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    task = task_context(checkout, tmp_path / "state")
+    (checkout / "big.txt").write_text("x" * 100 + "\n" * 0 + "line\n" * 30_000)
+    local_git(checkout).commit_all("big")
+    fake.push(text("ok"))
+    runner.run(effect(Role.REVIEWER, phase=Phase.DOCS), task, local_git(checkout))
+    briefing = fake.requests[0].json["messages"][0]["content"][1]["text"]
+    assert "cut: the first 60,000 of " in briefing
+    assert len(briefing) < 70_000
+
+
+def test_plan_reviewer_reviews_the_plan(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    fake.push(text("The plan misses tests."))
+    task = task_context(checkout, tmp_path / "state")
+    outcome = runner.run(effect(Role.REVIEWER, Phase.PLAN), task, local_git(checkout))
+    assert outcome == ReviewerDone(text="The plan misses tests.")
+    body = fake.requests[0].json
+    assert "plan reviewer" in body["system"][0]["text"]
+    assert "### Task 2: test it" in body["messages"][0]["content"][1]["text"]
+
+
+def test_judge_sees_review_goal_directives_and_last_iteration(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    task = task_context(checkout, tmp_path / "state", review="1. Tests fail in test_x.")
+    fake.push(text("Tests fail.\nAGENTIUM_EVAL: ITERATE fix the failing test"))
+    first = runner.run(effect(Role.JUDGE, max_iterations=2), task, local_git(checkout))
+    assert first == JudgeDone(text="Tests fail.\nAGENTIUM_EVAL: ITERATE fix the failing test")
+    fake.push(text("Fine now.\nAGENTIUM_EVAL: ADVANCE good"))
+    runner.run(effect(Role.JUDGE, iteration=2, max_iterations=2), task, local_git(checkout))
+
+    body = fake.requests[1].json
+    stable, variable = (b["text"] for b in body["messages"][0]["content"])
+    assert "The phase's goal" in stable
+    assert "1. Tests fail in test_x." in variable
+    assert "### Iteration 1" in variable
+    assert "ITERATE fix the failing test" in variable
+    assert "This is the LAST iteration" in variable
+    assert signals.verdict_instruction(JUDGE_VERDICTS) in body["system"][0]["text"]
+    assert "tools" not in body or body["tools"] == []
+
+
+def test_judge_reask_continues_its_conversation_with_the_reminder(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    task = task_context(checkout, tmp_path / "state", review="Looks fine.")
+    fake.push(text("I think it is good."), text("AGENTIUM_EVAL: ADVANCE fine"))
+    assert runner.run(effect(Role.JUDGE), task, local_git(checkout)) == JudgeDone(
+        text="I think it is good."
+    )
+    again = effect(Role.JUDGE, reask=True, session=Session.CONTINUE)
+    assert runner.run(again, task, local_git(checkout)) == JudgeDone(
+        text="AGENTIUM_EVAL: ADVANCE fine"
+    )
+    first, second = (r.json for r in fake.requests)
+    assert second["system"] == first["system"]
+    assert second["messages"][1]["content"][0]["text"] == "I think it is good."
+    reminder = second["messages"][2]["content"][0]["text"]
+    assert reminder == signals.verdict_reminder(JUDGE_VERDICTS)
+
+
+def test_empty_judge_answer_is_no_signal(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    fake.push(text(""))
+    task = task_context(checkout, tmp_path / "state")
+    assert runner.run(effect(Role.JUDGE), task, local_git(checkout)) == JudgeDone(text=None)
+
+
+def test_assessor_sees_the_plan(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    fake.push(text("Two files.\nAGENTIUM_EVAL: SIMPLE small"))
+    task = task_context(checkout, tmp_path / "state")
+    outcome = runner.run(effect(Role.ASSESSOR, Phase.PLAN), task, local_git(checkout))
+    assert outcome == AssessorDone(text="Two files.\nAGENTIUM_EVAL: SIMPLE small")
+    body = fake.requests[0].json
+    assert body["model"] == "claude-sonnet-5-5"
+    assert "### Task 1: add it" in body["messages"][0]["content"][1]["text"]
+    assert "SIMPLE|COMPLEX" in body["system"][0]["text"]
+
+
+def test_exceeded_budget_fails_the_agent_with_the_figures(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    spent = Spend(usage=Usage(input_tokens=40_000_000, cost_usd=12.5), seconds=60, calls=9)
+    (state / "spend.json").write_text(spent.model_dump_json())
+    outcome = runner.run(effect(Role.REVIEWER), task_context(checkout, state), local_git(checkout))
+    assert isinstance(outcome, AgentFailed)
+    assert "budget exceeded: tokens 40,000,000 of 30,000,000" in outcome.error
+    assert fake.requests == []
+
+
+def test_spend_is_recorded_per_call(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    fake.push(text("AGENTIUM_EVAL: ADVANCE ok"))
+    task = task_context(checkout, tmp_path / "state")
+    runner.run(effect(Role.JUDGE), task, local_git(checkout))
+    spent = Spend.model_validate_json((tmp_path / "state" / "spend.json").read_text())
+    assert spent.calls == 1
+    assert spent.usage.input_tokens + spent.usage.cache_write_tokens > 0
+    assert spent.usage.cost_usd > 0
+
+
+def test_stuck_worker_is_escalated_once(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    task = task_context(checkout, tmp_path / "state")
+    for iteration, path in enumerate(["a/x.py:10", "a/y.py:12", "b/z.py:99"], 1):
+        fake.push(text(f"Still failing in {path}.\nAGENTIUM_EVAL: ITERATE fix {path}"))
+        runner.run(effect(Role.JUDGE, iteration=iteration), task, local_git(checkout))
+    feedback = Feedback(review="1. fix it", judge="fix b/z.py:99")
+    fake.push(text("tried harder"), text("again"))
+    worker = effect(Role.WORKER, iteration=4, routing_key="IMPLEMENT", feedback=feedback)
+    runner.run(worker, task, local_git(checkout))
+    assert fake.requests[-1].json["model"] == "claude-opus-5-5"
+    other = effect(
+        Role.WORKER, phase=Phase.DOCS, iteration=4, routing_key="DOCS", feedback=feedback
+    )
+    runner.run(other, task, local_git(checkout))
+    assert fake.requests[-1].json["model"] == "claude-sonnet-5-5"
