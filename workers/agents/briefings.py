@@ -60,7 +60,9 @@ class ReviewPrompts:
             stable_plan, under_review = "The plan under review is below.", plan
         else:
             stable_plan, under_review = f"{plan}\n\n(Also in `{files.plan_path}`.)", ""
-        stable = self.prompts.render("reviewer.briefing", **common, plan=stable_plan)
+        stable = self.prompts.render(
+            "reviewer.briefing", **common, plan=stable_plan, repo_map=files.repo_map(task.checkout)
+        )
         shown, note = capped(show_invisible(diff), self.settings.diff_chars, "diff")
         report = files.worker_report(effect.phase, effect.iteration)
         variable = self.prompts.render(
@@ -89,7 +91,10 @@ class ReviewPrompts:
     def judge(self, effect: RunAgent, task: TaskContext, files: TaskFiles) -> Conversation:
         common = self._common(effect, task)
         stable = self.prompts.render(
-            "judge.briefing", **common, phase_goal=PHASE_GOALS[effect.phase]
+            "judge.briefing",
+            **common,
+            phase_goal=PHASE_GOALS[effect.phase],
+            plan=quoted("the plan", task.plan) if task.plan else "",
         )
         review, _ = capped(task.review, self.settings.feedback_chars, "feedback")
         variable = self.prompts.render(

@@ -21,7 +21,7 @@ from workers.agents.untrusted import issue_text, quoted, strip_hidden
 from workers.controller import memory
 from workers.controller.effects import RunAgent, Session
 from workers.controller.phases import WORK_PHASES, Phase
-from workers.controller.plan import TASK_HEADER_RE, count_tasks, task_section
+from workers.controller.plan import TASK_HEADER_RE, task_section
 from workers.controller.state import Feedback
 
 FRAMINGS = (
@@ -31,7 +31,8 @@ FRAMINGS = (
 )
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)")
 MAX_ACTION_ITEMS = 12
-RECITE_CHARS = 600
+RECITE_CHARS = 300
+ITEM_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -45,36 +46,52 @@ def briefing(stable: str, variable: str) -> Message:
     return Message(role="user", content=(Text(text=stable), Text(text=variable)))
 
 
-def action_items(feedback: Feedback) -> str:
-    items = [f"The judge: {feedback.judge}"] if feedback.judge else []
-    for line in feedback.review.splitlines():
+def review_items(review: str) -> list[str]:
+    """The numbered or bulleted items of a review, each with its continuation lines."""
+    items: list[str] = []
+    in_item = False
+    for line in review.splitlines():
         match = _ITEM_RE.match(line)
         if match:
             items.append(match[1])
+            in_item = True
+        elif in_item and line[:1] in (" ", "\t") and line.strip():
+            items[-1] += " " + line.strip()
+        else:
+            in_item = False
+    return items
+
+
+def action_items(feedback: Feedback) -> str:
+    items = [f"The judge: {feedback.judge}"] if feedback.judge else []
+    items += review_items(feedback.review)
     if len(items) <= 1:
         items.append("Address every point of the reviewer's feedback above.")
     shown = items[:MAX_ACTION_ITEMS]
     if len(items) > len(shown):
         shown.append(f"... and {len(items) - len(shown)} more in the feedback above.")
-    return "\n".join(f"{n}. {strip_hidden(item)}" for n, item in enumerate(shown, 1))
+    return "\n".join(f"{n}. {_shorten(strip_hidden(item))}" for n, item in enumerate(shown, 1))
 
 
-def _plan_summary(task: TaskContext, files: TaskFiles) -> str:
-    tasks = count_tasks(task.plan or "")
-    return f"### PLAN\n- the plan ({tasks} task(s)) is in `{files.plan_path}`"
+def _shorten(item: str) -> str:
+    return item if len(item) <= ITEM_CHARS else item[: ITEM_CHARS - 1] + "…"
 
 
-def phase_summaries(task: TaskContext, files: TaskFiles, current: Phase) -> list[str]:
-    """One short summary per finished phase before ``current``: O(phases), not O(tokens)."""
+def phase_summaries(files: TaskFiles, current: Phase) -> list[str]:
+    """One short summary per finished phase before ``current``: O(phases), not O(tokens).
+
+    The PLAN phase's result, the plan, is referenced in the stable block instead.
+    """
     found = []
-    for phase in WORK_PHASES[: WORK_PHASES.index(current)]:
-        if phase is Phase.PLAN:
-            found.append(_plan_summary(task, files))
-            continue
+    for phase in WORK_PHASES[1 : WORK_PHASES.index(current)]:
         summary = files.summary(phase)
         if summary is not None:
             found.append(summary.render(files.phase_dir(phase) / "summary.md"))
     return found
+
+
+def task_headers(plan: str) -> list[str]:
+    return [line for line in plan.splitlines() if TASK_HEADER_RE.match(line)]
 
 
 def _assignment(effect: RunAgent) -> str:
@@ -112,7 +129,9 @@ class WorkerPrompts:
             phase_instructions=self.prompts.render(effect.phase.value.lower()),
             issue_number=task.issue_number,
             issue=issue_text(task.issue_title, task.issue_body),
+            repo_map=files.repo_map(task.checkout),
             plan_path=str(files.plan_path) if task.plan else "",
+            task_headers="\n".join(task_headers(task.plan or "")),
         )
 
     def _feedback(self, effect: RunAgent, files: TaskFiles) -> dict[str, str]:
@@ -120,12 +139,12 @@ class WorkerPrompts:
         if feedback is None or not (feedback.review or feedback.judge):
             return {"feedback": ""}
         files.write_feedback(effect.phase, effect.iteration - 1, feedback)
-        paths = [str(path) for _, path in files.numbered(effect.phase, "feedback")]
+        folder = files.phase_dir(effect.phase)
         review = feedback.review[: self.feedback_chars]
         return {
             "feedback": quoted("the reviewer", review or "(no review text)"),
             "judge_line": strip_hidden(feedback.judge),
-            "feedback_files": ", ".join(f"`{p}`" for p in paths),
+            "feedback_files": f"`feedback-N.md` (N = iteration) in `{folder}`",
             "action_items": action_items(feedback),
             "framing": FRAMINGS[(effect.iteration - 2) % len(FRAMINGS)],
         }
@@ -134,13 +153,12 @@ class WorkerPrompts:
         plan = task.plan or ""
         if effect.phase is Phase.PLAN or not plan:
             return {"task_section": ""}
-        headers = [line for line in plan.splitlines() if TASK_HEADER_RE.match(line)]
-        if effect.task is not None and headers:
+        if effect.task is not None and task_headers(plan):
             section = task_section(plan, effect.task.index)
             return {"breadcrumb": effect.task.breadcrumb(), "task_section": section}
-        if not headers:
+        if not task_headers(plan):
             return {"breadcrumb": "The plan is one task", "task_section": plan}
-        return {"task_section": "", "task_headers": "\n".join(headers)}
+        return {"task_section": ""}
 
     def variable(
         self, effect: RunAgent, task: TaskContext, files: TaskFiles, *, continued: bool
@@ -152,9 +170,8 @@ class WorkerPrompts:
             "iteration": effect.iteration,
             "max_iterations": effect.max_iterations,
             "phase_instructions": self.prompts.render(effect.phase.value.lower()),
-            "summaries": phase_summaries(task, files, effect.phase),
+            "summaries": phase_summaries(files, effect.phase),
             "memory": remembered,
-            "task_headers": "",
             "comments": [quoted("a comment", strip_hidden(c)) for c in task.comments],
             "issue_number": task.issue_number,
             "issue_title": strip_hidden(task.issue_title).strip(),

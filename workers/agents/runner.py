@@ -49,6 +49,7 @@ from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
 from workers.controller.routing import Route, Routing
 
 log = logging.getLogger("agentium.agents")
+PASSING_LINES = 4
 
 
 class AgentSetupError(Exception):
@@ -167,7 +168,11 @@ class AgentRunner:
         if command is None:
             return "No test command is configured in the repository's settings or detectable."
         result = self.deps.sandbox.run(command, task.checkout)
-        return f"`{command}`\n\n" + quoted("the test command's output", result.describe())
+        shown = result.describe()
+        if result.exit_code == 0:
+            tail = "\n".join(shown.splitlines()[-PASSING_LINES:])
+            shown = f"[passed: exit code 0; only the last {PASSING_LINES} lines are shown]\n{tail}"
+        return f"`{command}`\n\n" + quoted("the test command's output", shown)
 
     def _finish(self, run: _Run, result: LoopResult) -> Outcome:
         effect, text = run.effect, result.final_text

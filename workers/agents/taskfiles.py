@@ -14,6 +14,7 @@ STATE/phases/<PHASE>/worker-N.md    the worker's reports of iteration N
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -138,6 +139,21 @@ class TaskFiles:
             summary = PhaseSummary(phase=phase, pre=head)
             self.save_summary(summary)
         return summary
+
+    def repo_map(self, checkout: Path, limit: int = 200) -> str:
+        """The checkout's files when the task started, listed once and kept (stable)."""
+        path = self.root / "repo-map.txt"
+        if path.exists():
+            return path.read_text(encoding="utf-8")
+        names: list[str] = []
+        for folder, dirs, files in os.walk(checkout):
+            dirs[:] = sorted(d for d in dirs if d != ".git")
+            base = Path(folder).relative_to(checkout)
+            names += [str(base / name) for name in sorted(files)]
+            if len(names) > limit:
+                break
+        shown = names[:limit] + (["[more files not listed]"] if len(names) > limit else [])
+        return _write(path, "\n".join(shown) + "\n").read_text(encoding="utf-8")
 
     def escalation(self) -> dict[str, object] | None:
         path = self.root / "escalation.json"
