@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench.receiver` measures the webhook receiver over real HTTP."""
