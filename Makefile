@@ -35,8 +35,11 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# Receiver load, prompt-context growth and GitHub requests per task; prints the figures.
 bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
+	$(BIN)/python -m bench.context
+	$(BIN)/python -m bench.github_requests
 
 clean:
 	rm -rf $(VENV) .data .mypy_cache .ruff_cache .pytest_cache

@@ -87,7 +87,8 @@ class EmbeddedRedis:
     def start(self) -> EmbeddedRedis:
         binary = self.binary or find_server_binary()
         # One data directory per server version: a 7.x file cannot be loaded by 6.2.
-        workdir = self.data_dir / f"redis-{server_version(binary)}"
+        # Absolute: redis-server changes into --dir before it opens --logfile.
+        workdir = self.data_dir.resolve() / f"redis-{server_version(binary)}"
         workdir.mkdir(parents=True, exist_ok=True)
         self.port = self.port or free_port()
         self.process = subprocess.Popen(

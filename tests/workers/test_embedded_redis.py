@@ -1,5 +1,6 @@
 from pathlib import Path
 
+import pytest
 import redis
 
 from workers.embedded_redis import EmbeddedRedis, port_open
@@ -23,3 +24,10 @@ def test_data_survives_a_restart(tmp_path: Path) -> None:
     finally:
         restarted.stop()
     assert any(path.name.startswith("redis-") for path in tmp_path.iterdir())
+
+
+def test_relative_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with EmbeddedRedis(data_dir=Path(".data")) as server:
+        assert redis.Redis.from_url(server.url).ping()
+    assert (tmp_path / ".data").is_dir()
