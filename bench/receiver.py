@@ -30,9 +30,10 @@ from typing import Any, cast
 
 from redis import Redis
 from rq import Queue
+from rq.job import Job
 
 from bot.app import WEBHOOK_PATH
-from bot.intake import Envelope
+from bot.intake import decode_entry
 from config import keys
 from config.settings import load_settings
 from workers.embedded_redis import EmbeddedRedis, free_port
@@ -174,11 +175,12 @@ class Census:
     pending: int  # still in the intake lists (not yet RQ jobs)
 
 
-def take_census(client: Redis, queue_key: str) -> Census:
+def take_census(client: Redis, queue: Queue) -> Census:
     raw = _entries(client, keys.INTAKE) + _entries(client, keys.INTAKE_PROCESSING)
-    job_prefix = keys.delivery_job_id("")
-    ids = [Envelope.decode(entry)[0]["delivery"] for entry in raw]
-    ids += [job.decode().removeprefix(job_prefix) for job in _entries(client, queue_key)]
+    ids = [decode_entry(entry)["delivery"] for entry in raw]
+    for job in Job.fetch_many(queue.job_ids, connection=client):
+        if job is not None:
+            ids += [meta["delivery"] for meta in job.args[0]]
     return Census(len(ids), frozenset(ids), len(raw))
 
 
@@ -202,7 +204,7 @@ class Bench:
     port: int
     secret: str
     client: Redis
-    queue_key: str
+    queue: Queue
     cpu: int | None
     work_dir: Path
 
@@ -232,7 +234,7 @@ class Bench:
         _progress(f"{rate} requests/s for {self.options.duration:g} s ...")
         result = self.load(rate, self.options.duration)
         result["dispatch_wait_s"] = wait_dispatched(self.client, DISPATCH_TIMEOUT_S)
-        census = take_census(self.client, self.queue_key)
+        census = take_census(self.client, self.queue)
         accepted = set(result.pop("accepted_ids"))
         result.pop("duplicate_ids")
         result["enqueued"] = census.entries
@@ -369,8 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise BenchError(f"{url} is not empty and the bench flushes it: give an empty database")
         env = {"WEBHOOK_SECRET": secret, "REDIS_URL": url, "QUEUE_NAME": settings.queue_name}
         with web_receiver({**env, "LOG_LEVEL": "INFO"}, log_path, cpus.server) as port:
-            queue_key = Queue(settings.queue_name, connection=client).key
-            bench = Bench(options, port, secret, client, queue_key, cpus.load, work_dir)
+            queue = Queue(settings.queue_name, connection=client)
+            bench = Bench(options, port, secret, client, queue, cpus.load, work_dir)
             bench.warm_up()
             results = [bench.measure(rate) for rate in options.rates]
         redis_version = client.info()["redis_version"]

@@ -1,8 +1,9 @@
 """The request path's only Redis work: drop repeats and store the delivery, atomically.
 
-One round trip per accepted delivery (an EVALSHA): `SET seen NX EX` and, when the id
-is new, `LPUSH` the envelope onto the intake list. The dispatcher turns intake entries
-into RQ jobs off the request path.
+One round trip per accepted delivery (an EVALSHA): `SET seen NX EX` and, when the id is
+new, the body under its own key and a small entry (delivery id, event, action, time) on
+the intake list. The dispatcher turns intake entries into RQ jobs off the request path;
+the body is written once and read by the worker that handles the delivery.
 """
 
 from __future__ import annotations
@@ -17,18 +18,17 @@ from config import keys
 
 _SUBMIT = """
 if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then
-  redis.call('LPUSH', KEYS[2], ARGV[2])
+  redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[1])
+  redis.call('LPUSH', KEYS[3], ARGV[2])
   return 1
 end
 return 0
 """
 
-SEPARATOR = b"\n"
-
 
 @dataclass(frozen=True, slots=True)
 class Envelope:
-    """What the worker gets: GitHub's headers that matter and the raw body."""
+    """A delivery as stored: GitHub's headers that matter, the receipt time and the body."""
 
     delivery: str
     event: str
@@ -36,19 +36,20 @@ class Envelope:
     received_at: float
     body: bytes
 
-    def encode(self) -> bytes:
+    def entry(self) -> bytes:
+        """The intake entry: everything but the body, as JSON."""
         meta = {
             "delivery": self.delivery,
             "event": self.event,
             "action": self.action,
             "received_at": self.received_at,
         }
-        return json.dumps(meta).encode() + SEPARATOR + self.body
+        return json.dumps(meta).encode()
 
-    @staticmethod
-    def decode(raw: bytes) -> tuple[dict[str, Any], bytes]:
-        meta, _, body = raw.partition(SEPARATOR)
-        return json.loads(meta), body
+
+def decode_entry(raw: bytes) -> dict[str, Any]:
+    meta: dict[str, Any] = json.loads(raw)
+    return meta
 
 
 class Intake:
@@ -59,8 +60,9 @@ class Intake:
         self._script = redis.register_script(_SUBMIT)
 
     async def submit(self, envelope: Envelope) -> bool:
+        delivery = envelope.delivery
         added = await self._script(
-            keys=[keys.delivery_seen(envelope.delivery), keys.INTAKE],
-            args=[keys.DELIVERY_TTL_S, envelope.encode()],
+            keys=[keys.delivery_seen(delivery), keys.delivery_body(delivery), keys.INTAKE],
+            args=[keys.DELIVERY_TTL_S, envelope.entry(), envelope.body],
         )
         return bool(added)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+
 PREFIX = "agentium"
 
 INTAKE = f"{PREFIX}:intake"  # list of accepted deliveries, newest first
 INTAKE_PROCESSING = f"{PREFIX}:intake:processing"  # being turned into RQ jobs
-HANDLE_DELIVERY_JOB = "workers.jobs.handle_delivery"
+HANDLE_DELIVERIES_JOB = "workers.jobs.handle_deliveries"
 
 DELIVERY_TTL_S = 8 * 24 * 3600  # GitHub may redeliver for days; keep ids >= 7 days
 
@@ -15,9 +18,15 @@ def delivery_seen(delivery_id: str) -> str:
     return f"{PREFIX}:delivery:{delivery_id}"
 
 
+def delivery_body(delivery_id: str) -> str:
+    return f"{PREFIX}:delivery:{delivery_id}:body"
+
+
 def delivery_handled(delivery_id: str) -> str:
     return f"{PREFIX}:delivery:{delivery_id}:handled"
 
 
-def delivery_job_id(delivery_id: str) -> str:
-    return f"delivery-{delivery_id}"
+def deliveries_job_id(delivery_ids: Sequence[str]) -> str:
+    """The same batch always gets the same id; any other batch (even overlapping) another."""
+    digest = hashlib.sha256("\n".join(delivery_ids).encode()).hexdigest()[:16]
+    return f"deliveries-{delivery_ids[0]}-{digest}"

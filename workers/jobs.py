@@ -1,6 +1,6 @@
 """RQ jobs: the workers' composition root, where real clients are built.
 
-The web side enqueues `handle_delivery` by import string (config.keys).
+The web side enqueues `handle_deliveries` by import string (config.keys).
 """
 
 from __future__ import annotations
@@ -32,14 +32,45 @@ def rules() -> Rules:
     return Rules(defaults.trigger_label, settings.bot_login, defaults.commands)
 
 
-def handle_delivery(meta: dict[str, Any], body: str) -> str:
+class DeliveriesFailed(RuntimeError):
+    """Some deliveries of a batch raised; RQ retries the batch (handled ones are skipped)."""
+
+
+def handle_deliveries(metas: list[dict[str, Any]]) -> list[str]:
+    """The RQ job for a batch of intake entries: each delivery decided and applied once."""
     job = get_current_job()
     if job is None:
-        raise RuntimeError("handle_delivery runs inside an RQ job")
-    return process_delivery(job.connection, rules(), meta, body)
+        raise RuntimeError("handle_deliveries runs inside an RQ job")
+    return process_batch(job.connection, rules(), metas)
 
 
-def process_delivery(redis: Redis, rules: Rules, meta: dict[str, Any], body: str) -> str:
+def process_batch(redis: Redis, rules: Rules, metas: list[dict[str, Any]]) -> list[str]:
+    decisions, failed = [], []
+    for meta in metas:
+        try:
+            decisions.append(process_stored(redis, rules, meta))
+        except Exception:
+            log.exception("delivery failed", extra={"delivery": meta.get("delivery")})
+            failed.append(str(meta.get("delivery")))
+    if failed:
+        raise DeliveriesFailed(f"{len(failed)} of {len(metas)} deliveries failed: {failed}")
+    return decisions
+
+
+def process_stored(redis: Redis, rules: Rules, meta: dict[str, Any]) -> str:
+    """Handle a delivery whose body the receiver stored; the body is dropped once handled."""
+    body_key = keys.delivery_body(str(meta["delivery"]))
+    body = redis.get(body_key)
+    if body is None:
+        if redis.exists(keys.delivery_handled(str(meta["delivery"]))):
+            return "already_handled"
+        return "ignored: body expired"
+    decision = process_delivery(redis, rules, meta, body)
+    redis.delete(body_key)
+    return decision
+
+
+def process_delivery(redis: Redis, rules: Rules, meta: dict[str, Any], body: str | bytes) -> str:
     """Decide and apply once per delivery id; a repeated job returns 'already_handled'."""
     started = time.perf_counter()
     delivery = str(meta["delivery"])
@@ -62,7 +93,7 @@ def process_delivery(redis: Redis, rules: Rules, meta: dict[str, Any], body: str
     return decision
 
 
-def _decide_and_apply(redis: Redis, rules: Rules, meta: dict[str, Any], body: str) -> str:
+def _decide_and_apply(redis: Redis, rules: Rules, meta: dict[str, Any], body: str | bytes) -> str:
     try:
         event = Event.model_validate_json(body)
     except ValidationError as exc:

@@ -74,10 +74,9 @@ def test_corpus_payload(
     stored = intake(redis_client)
     assert len(stored) == (1 if decision == "enqueued" else 0)
     if stored:
-        meta, raw = stored[0].split(b"\n", 1)
-        assert json.loads(meta)["delivery"] == delivery
-        assert json.loads(meta)["event"] == event
-        assert raw == body
+        meta = json.loads(stored[0])
+        assert (meta["delivery"], meta["event"]) == (delivery, event)
+        assert redis_client.get(keys.delivery_body(delivery)) == body
 
 
 def test_duplicate_delivery_is_enqueued_once(client: TestClient, redis_client: redis.Redis) -> None:

@@ -165,3 +165,31 @@ def test_bot_sender_is_ignored_by_the_worker_too(redis_client: redis.Redis) -> N
 
 def test_payload_missing_fields_is_ignored_not_crashed(redis_client: redis.Redis) -> None:
     assert run(redis_client, "issues", {"action": "labeled"}, "d1").startswith("ignored")
+
+
+def test_a_failing_delivery_fails_the_batch_after_the_others_are_applied(
+    redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import workers.jobs as jobs
+    from config import keys
+
+    redis_client.set(keys.delivery_body("good"), json.dumps(labeled()))
+    real = jobs.process_stored
+
+    def flaky(r: redis.Redis, rules: Rules, meta: dict[str, Any]) -> str:
+        if meta["delivery"] == "bad":
+            raise ConnectionError("lost Redis for a moment")
+        return real(r, rules, meta)
+
+    monkeypatch.setattr(jobs, "process_stored", flaky)
+    metas = [{"delivery": d, "event": "issues", "action": "labeled"} for d in ("bad", "good")]
+    with pytest.raises(jobs.DeliveriesFailed, match="1 of 2"):
+        jobs.process_batch(redis_client, RULES, metas)
+    assert TaskStore(redis_client).get(KEY) is not None  # "good" was applied anyway
+
+
+def test_a_body_that_expired_is_reported(redis_client: redis.Redis) -> None:
+    from workers.jobs import process_stored
+
+    meta = {"delivery": "gone", "event": "issues", "action": "labeled"}
+    assert process_stored(redis_client, RULES, meta) == "ignored: body expired"
