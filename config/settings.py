@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     anthropic_api_key: SecretStr | None = None
     anthropic_base_url: str | None = Field(default=None, pattern=r"^https?://")
     github_api_url: str = Field(default="https://api.github.com", pattern=r"^https?://")
+    github_git_url: str | None = Field(default=None, pattern=r"^https?://")
     port: int = Field(default=3000, ge=1, le=65535)
     host: str = "127.0.0.1"
     workers: int = Field(default=2, ge=1, le=64)
@@ -77,6 +78,16 @@ class Settings(BaseSettings):
     def bot_login(self) -> str | None:
         """The App's bot user, as it appears in assignees and senders."""
         return f"{self.app_slug}[bot]" if self.app_slug else None
+
+    @property
+    def git_base_url(self) -> str:
+        """Where repositories are cloned from: GITHUB_GIT_URL, or derived from the API URL."""
+        if self.github_git_url:
+            return self.github_git_url.rstrip("/")
+        api = self.github_api_url.rstrip("/")
+        if api == "https://api.github.com":
+            return "https://github.com"
+        return api.removesuffix("/api/v3")
 
     def require(self, *names: str) -> None:
         """Fail with one message naming every missing variable a process needs."""

@@ -77,3 +77,13 @@ def test_env_file_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_app_slug_gives_the_bot_login() -> None:
     assert load_settings({"APP_SLUG": "agentium-dev"}).bot_login == "agentium-dev[bot]"
+
+
+def test_git_url_follows_the_api_url() -> None:
+    assert load_settings({}).git_base_url == "https://github.com"
+    ghes = load_settings({"GITHUB_API_URL": "https://ghe.example/api/v3"})
+    assert ghes.git_base_url == "https://ghe.example"
+    local = load_settings({"GITHUB_API_URL": "http://127.0.0.1:9000"})
+    assert local.git_base_url == "http://127.0.0.1:9000"
+    explicit = load_settings({"GITHUB_GIT_URL": "http://git.local/"})
+    assert explicit.git_base_url == "http://git.local"

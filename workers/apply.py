@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from redis import Redis
@@ -11,23 +12,30 @@ from workers.intents import Cancel, Forward, Ignore, InstallationChange, Intent,
 from workers.tasks.record import TaskRecord, TaskStatus, task_key
 from workers.tasks.store import TaskStore
 
+# Enqueues a step of the task; the string names the cause ("" for the chain of steps).
+Schedule = Callable[[TaskRecord, str], object]
 
-def apply_intent(intent: Intent, store: TaskStore, redis: Redis, delivery: str) -> str:
+
+def apply_intent(
+    intent: Intent, store: TaskStore, redis: Redis, delivery: str, schedule: Schedule
+) -> str:
     """Apply and return the decision, a short word for the logs and the job's result."""
     match intent:
         case Start():
-            return _start(intent, store, delivery)
+            return _start(intent, store, delivery, schedule)
         case Cancel():
-            return _cancel(store, task_key(intent.repo, intent.issue), intent.reason)
+            key = task_key(intent.repo, intent.issue)
+            item = {"kind": "cancel", "reason": intent.reason, "user": intent.user}
+            return _cancel(store, key, item, delivery, schedule)
         case Forward():
-            return _forward(intent, store, delivery)
+            return _forward(intent, store, delivery, schedule)
         case InstallationChange():
             return _installation(intent, redis)
         case Ignore():
             return f"ignored: {intent.reason}"
 
 
-def _start(intent: Start, store: TaskStore, delivery: str) -> str:
+def _start(intent: Start, store: TaskStore, delivery: str, schedule: Schedule) -> str:
     key = task_key(intent.repo, intent.issue)
     with store.locked(key):
         existing = store.get(key)
@@ -39,30 +47,44 @@ def _start(intent: Start, store: TaskStore, delivery: str) -> str:
             installation_id=intent.installation_id,
             trigger_user=intent.user,
             trigger_delivery=delivery,
+            issue_title=intent.title,
+            issue_body=intent.body,
         )
         store.save(record)
-        return "task_started"
+    schedule(record, "")
+    return "task_started"
 
 
-def _cancel(store: TaskStore, key: str, reason: str) -> str:
+def _cancel(
+    store: TaskStore, key: str, item: dict[str, Any], delivery: str, schedule: Schedule
+) -> str:
+    """A task that has not started yet ends here; a running one hears it at its next step."""
     with store.locked(key):
         record = store.get(key)
         if record is None or record.status is not TaskStatus.ACTIVE:
             return "no_active_task"
-        record.status = TaskStatus.CANCELLED
-        record.status_reason = reason
-        store.save(record)
-        return "task_cancelled"
+        if not record.workflow.started:
+            record.status = TaskStatus.CANCELLED
+            record.status_reason = str(item["reason"])
+            store.save(record)
+            return "task_cancelled"
+        store.push_inbox(key, {**item, "delivery": delivery})
+    schedule(record, f"d{delivery}")
+    return "cancel_requested"
 
 
-def _forward(intent: Forward, store: TaskStore, delivery: str) -> str:
+def _forward(intent: Forward, store: TaskStore, delivery: str, schedule: Schedule) -> str:
     key = _resolve(intent, store)
     if key is None:
         return "no_task"
+    user = intent.item.get("user")
     if intent.kind == "pr_closed" and not intent.item.get("merged"):
-        return _cancel(store, key, f"pull request closed by {intent.item.get('user')}")
-    item: dict[str, Any] = {"kind": intent.kind, "delivery": delivery, **intent.item}
-    store.push_inbox(key, item)
+        item = {"kind": "cancel", "reason": f"pull request closed by {user}", "user": user}
+        return _cancel(store, key, item, delivery, schedule)
+    store.push_inbox(key, {"kind": intent.kind, "delivery": delivery, **intent.item})
+    record = store.get(key)
+    if record is not None:
+        schedule(record, f"d{delivery}")
     return f"forwarded_{intent.kind}"
 
 

@@ -17,6 +17,8 @@ class Start:
     issue: int
     installation_id: int | None
     user: str
+    title: str = ""
+    body: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +26,7 @@ class Cancel:
     repo: str
     issue: int
     reason: str
+    user: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,19 +80,21 @@ def _issues(event: Event, repo: str, rules: Rules) -> Intent:
     labelled = event.label is not None and event.label.name == rules.trigger_label
     assigned = event.assignee is not None and event.assignee.login == rules.bot_login
     user = event.sender.login
+    start = Start(repo, issue.number, _installation_id(event), user, issue.title, issue.body or "")
     match event.action:
         case "labeled" if labelled:
-            return Start(repo, issue.number, _installation_id(event), user)
+            return start
         case "assigned" if assigned:
-            return Start(repo, issue.number, _installation_id(event), user)
+            return start
         case "reopened" if any(label.name == rules.trigger_label for label in issue.labels):
-            return Start(repo, issue.number, _installation_id(event), user)
+            return start
         case "unlabeled" if labelled:
-            return Cancel(repo, issue.number, f"label '{rules.trigger_label}' removed by {user}")
+            reason = f"label '{rules.trigger_label}' removed by {user}"
+            return Cancel(repo, issue.number, reason, user)
         case "unassigned" if assigned:
-            return Cancel(repo, issue.number, f"bot unassigned by {user}")
+            return Cancel(repo, issue.number, f"bot unassigned by {user}", user)
         case "closed":
-            return Cancel(repo, issue.number, f"issue closed by {user}")
+            return Cancel(repo, issue.number, f"issue closed by {user}", user)
     return Ignore(f"issues.{event.action} does not concern the bot")
 
 

@@ -12,24 +12,61 @@ from typing import Any
 
 from pydantic import ValidationError
 from redis import Redis
-from rq import get_current_job
+from rq import Queue, get_current_job
 
 from config import keys
 from config.defaults import load_bot_defaults
-from config.settings import load_settings
-from workers.apply import apply_intent
+from config.settings import Settings, load_settings
+from workers import scheduling, steps
+from workers.apply import Schedule, apply_intent
 from workers.intents import Ignore, Rules, decide
 from workers.payloads import Event
+from workers.runtime import Runtime, build_runtime
 from workers.tasks.store import TaskStore
 
 log = logging.getLogger("agentium.jobs")
 
 
 @functools.cache
+def settings() -> Settings:
+    """This process's settings, read once."""
+    return load_settings()
+
+
+@functools.cache
 def rules() -> Rules:
     """The trigger rules for this process, read once from the settings and defaults."""
-    settings, defaults = load_settings(), load_bot_defaults()
-    return Rules(defaults.trigger_label, settings.bot_login, defaults.commands)
+    defaults = load_bot_defaults()
+    return Rules(defaults.trigger_label, settings().bot_login, defaults.commands)
+
+
+@functools.cache
+def runtime(redis: Redis) -> Runtime:
+    """GitHub, Anthropic and the sandbox, built once per worker process."""
+    return build_runtime(settings(), redis)
+
+
+def _connection() -> Redis:
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("this function runs inside an RQ job")
+    return job.connection
+
+
+def scheduler(queue: Queue) -> Schedule:
+    return lambda record, cause: scheduling.schedule_step(queue, record, cause)
+
+
+def run_step(key: str) -> str:
+    """The RQ job for one step of a task (see workers.steps)."""
+    rt = runtime(_connection())
+    return steps.advance(rt, key, lambda record: scheduling.schedule_step(rt.queue, record))
+
+
+def sweep() -> int:
+    """The RQ job that re-enqueues stale tasks and schedules itself again."""
+    redis = _connection()
+    return scheduling.sweep(Queue(settings().queue_name, connection=redis), TaskStore(redis))
 
 
 class DeliveriesFailed(RuntimeError):
@@ -38,17 +75,18 @@ class DeliveriesFailed(RuntimeError):
 
 def handle_deliveries(metas: list[dict[str, Any]]) -> list[str]:
     """The RQ job for a batch of intake entries: each delivery decided and applied once."""
-    job = get_current_job()
-    if job is None:
-        raise RuntimeError("handle_deliveries runs inside an RQ job")
-    return process_batch(job.connection, rules(), metas)
+    redis = _connection()
+    schedule = scheduler(Queue(settings().queue_name, connection=redis))
+    return process_batch(redis, rules(), metas, schedule)
 
 
-def process_batch(redis: Redis, rules: Rules, metas: list[dict[str, Any]]) -> list[str]:
+def process_batch(
+    redis: Redis, rules: Rules, metas: list[dict[str, Any]], schedule: Schedule
+) -> list[str]:
     decisions, failed = [], []
     for meta in metas:
         try:
-            decisions.append(process_stored(redis, rules, meta))
+            decisions.append(process_stored(redis, rules, meta, schedule))
         except Exception:
             log.exception("delivery failed", extra={"delivery": meta.get("delivery")})
             failed.append(str(meta.get("delivery")))
@@ -57,7 +95,7 @@ def process_batch(redis: Redis, rules: Rules, metas: list[dict[str, Any]]) -> li
     return decisions
 
 
-def process_stored(redis: Redis, rules: Rules, meta: dict[str, Any]) -> str:
+def process_stored(redis: Redis, rules: Rules, meta: dict[str, Any], schedule: Schedule) -> str:
     """Handle a delivery whose body the receiver stored; the body is dropped once handled."""
     body_key = keys.delivery_body(str(meta["delivery"]))
     body = redis.get(body_key)
@@ -65,12 +103,14 @@ def process_stored(redis: Redis, rules: Rules, meta: dict[str, Any]) -> str:
         if redis.exists(keys.delivery_handled(str(meta["delivery"]))):
             return "already_handled"
         return "ignored: body expired"
-    decision = process_delivery(redis, rules, meta, body)
+    decision = process_delivery(redis, rules, meta, body, schedule)
     redis.delete(body_key)
     return decision
 
 
-def process_delivery(redis: Redis, rules: Rules, meta: dict[str, Any], body: str | bytes) -> str:
+def process_delivery(
+    redis: Redis, rules: Rules, meta: dict[str, Any], body: str | bytes, schedule: Schedule
+) -> str:
     """Decide and apply once per delivery id; a repeated job returns 'already_handled'."""
     started = time.perf_counter()
     delivery = str(meta["delivery"])
@@ -78,7 +118,7 @@ def process_delivery(redis: Redis, rules: Rules, meta: dict[str, Any], body: str
     if redis.exists(handled):
         decision = "already_handled"
     else:
-        decision = _decide_and_apply(redis, rules, meta, body)
+        decision = _decide_and_apply(redis, rules, meta, body, schedule)
         redis.set(handled, decision, ex=keys.DELIVERY_TTL_S)
     log.info(
         "job",
@@ -93,7 +133,9 @@ def process_delivery(redis: Redis, rules: Rules, meta: dict[str, Any], body: str
     return decision
 
 
-def _decide_and_apply(redis: Redis, rules: Rules, meta: dict[str, Any], body: str | bytes) -> str:
+def _decide_and_apply(
+    redis: Redis, rules: Rules, meta: dict[str, Any], body: str | bytes, schedule: Schedule
+) -> str:
     try:
         event = Event.model_validate_json(body)
     except ValidationError as exc:
@@ -101,4 +143,4 @@ def _decide_and_apply(redis: Redis, rules: Rules, meta: dict[str, Any], body: st
     intent = decide(str(meta["event"]), event, rules)
     if isinstance(intent, Ignore):
         return f"ignored: {intent.reason}"
-    return apply_intent(intent, TaskStore(redis), redis, str(meta["delivery"]))
+    return apply_intent(intent, TaskStore(redis), redis, str(meta["delivery"]), schedule)

@@ -52,6 +52,7 @@ def test_delivery_id_reaches_the_job_log(
         rules,
         {"delivery": "log-1", "event": "issues", "action": "labeled"},
         body.decode(),
+        lambda record, cause: None,
     )
     [job] = [r for r in caplog.records if r.name == "agentium.jobs"]
     assert job.delivery == "log-1"

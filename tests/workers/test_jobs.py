@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 import redis
+from rq import Queue
 
 from tests.support import payload
 from workers.intents import Rules
-from workers.jobs import process_delivery
+from workers.jobs import process_delivery, scheduler
+from workers.scheduling import step_job_id
 from workers.tasks.record import TaskStatus, task_key
 from workers.tasks.store import TaskStore
 
@@ -19,9 +21,13 @@ REPO = "Codertocat/Hello-World"
 KEY = task_key(REPO, 1)
 
 
+def queue(r: redis.Redis) -> Queue:
+    return Queue("agentium-test", connection=r)
+
+
 def run(r: redis.Redis, event: str, data: dict[str, Any], delivery: str) -> str:
     meta = {"delivery": delivery, "event": event, "action": data.get("action")}
-    return process_delivery(r, RULES, meta, json.dumps(data))
+    return process_delivery(r, RULES, meta, json.dumps(data), scheduler(queue(r)))
 
 
 def labeled(label: str = "agentium", installation: int | None = 42) -> dict[str, Any]:
@@ -39,7 +45,12 @@ def test_trigger_label_starts_a_task(redis_client: redis.Redis) -> None:
     assert (record.repo, record.issue, record.installation_id) == (REPO, 1, 42)
     assert (record.trigger_user, record.trigger_delivery) == ("Codertocat", "d1")
     assert record.status is TaskStatus.ACTIVE
-    assert TaskStore(redis_client).keys() == [KEY]
+    assert (record.issue_title, record.issue_body) == (
+        "Spelling error in the README file",
+        "It looks like you accidently spelled 'commit' with two 't's.",
+    )
+    assert TaskStore(redis_client).task_keys() == [KEY]
+    assert queue(redis_client).job_ids == [step_job_id(KEY, 0)]  # its first step
 
 
 def test_other_labels_do_nothing(redis_client: redis.Redis) -> None:
@@ -108,6 +119,7 @@ def test_command_goes_to_the_task_inbox(redis_client: redis.Redis) -> None:
     [item] = TaskStore(redis_client).inbox(KEY)
     assert item["command"] == "stop" and item["args"] == "now"
     assert item["user"] == "Codertocat" and item["delivery"] == "c1"
+    assert step_job_id(KEY, 0, "dc1") in queue(redis_client).job_ids  # heard at once
 
 
 def test_unknown_command_is_ignored(redis_client: redis.Redis) -> None:
@@ -176,15 +188,15 @@ def test_a_failing_delivery_fails_the_batch_after_the_others_are_applied(
     redis_client.set(keys.delivery_body("good"), json.dumps(labeled()))
     real = jobs.process_stored
 
-    def flaky(r: redis.Redis, rules: Rules, meta: dict[str, Any]) -> str:
+    def flaky(r: redis.Redis, rules: Rules, meta: dict[str, Any], schedule: Any) -> str:
         if meta["delivery"] == "bad":
             raise ConnectionError("lost Redis for a moment")
-        return real(r, rules, meta)
+        return real(r, rules, meta, schedule)
 
     monkeypatch.setattr(jobs, "process_stored", flaky)
     metas = [{"delivery": d, "event": "issues", "action": "labeled"} for d in ("bad", "good")]
     with pytest.raises(jobs.DeliveriesFailed, match="1 of 2"):
-        jobs.process_batch(redis_client, RULES, metas)
+        jobs.process_batch(redis_client, RULES, metas, scheduler(queue(redis_client)))
     assert TaskStore(redis_client).get(KEY) is not None  # "good" was applied anyway
 
 
@@ -192,4 +204,5 @@ def test_a_body_that_expired_is_reported(redis_client: redis.Redis) -> None:
     from workers.jobs import process_stored
 
     meta = {"delivery": "gone", "event": "issues", "action": "labeled"}
-    assert process_stored(redis_client, RULES, meta) == "ignored: body expired"
+    schedule = scheduler(queue(redis_client))
+    assert process_stored(redis_client, RULES, meta, schedule) == "ignored: body expired"

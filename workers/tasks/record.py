@@ -41,6 +41,10 @@ class TaskRecord(BaseModel):
     status: TaskStatus = TaskStatus.ACTIVE
     status_reason: str | None = None
     pr_number: int | None = None
+    issue_title: str = ""
+    issue_body: str = ""  # the goal, as the trigger's payload gave it (untrusted text)
+    base_sha: str | None = None  # the commit the task's branch starts from
+    steps: int = 0  # saved steps; names the next step job
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     workflow: WorkflowState = Field(default_factory=WorkflowState)

@@ -13,7 +13,7 @@ from redis.lock import Lock
 from config.keys import PREFIX
 from workers.tasks.record import TaskRecord, utcnow
 
-LOCK_TTL_S = 15 * 60  # longer than any one step; a dead holder's lock expires
+LOCK_TTL_S = 120  # renewed while the holder lives; a dead holder's lock expires soon
 LOCK_WAIT_S = 10
 
 
@@ -27,6 +27,10 @@ def _record_key(key: str) -> str:
 
 def _inbox_key(key: str) -> str:
     return f"{PREFIX}:task:{key}:inbox"
+
+
+def _lock_key(key: str) -> str:
+    return f"{PREFIX}:lock:{key}"
 
 
 INDEX = f"{PREFIX}:tasks"
@@ -54,7 +58,7 @@ class TaskStore:
                 pipe.hset(PR_INDEX, f"{record.repo.lower()}#{record.pr_number}", record.key)
             pipe.execute()
 
-    def keys(self) -> list[str]:
+    def task_keys(self) -> list[str]:
         """Task keys, most recently updated first."""
         return [_text(k) for k in self._redis.zrevrange(INDEX, 0, -1)]
 
@@ -68,6 +72,22 @@ class TaskStore:
 
     def inbox(self, key: str) -> list[dict[str, Any]]:
         return [json.loads(raw) for raw in self._redis.lrange(_inbox_key(key), 0, -1)]
+
+    def take_inbox(self, key: str) -> list[dict[str, Any]]:
+        """Everything queued for the task, removed atomically."""
+        with self._redis.pipeline(transaction=True) as pipe:
+            pipe.lrange(_inbox_key(key), 0, -1)
+            pipe.delete(_inbox_key(key))
+            raw, _ = pipe.execute()
+        return [json.loads(item) for item in raw]
+
+    def requeue_inbox(self, key: str, items: list[dict[str, Any]]) -> None:
+        """Put items back at the front (e.g. reviews kept until the task completes)."""
+        if items:
+            self._redis.lpush(_inbox_key(key), *[json.dumps(i) for i in reversed(items)])
+
+    def is_locked(self, key: str) -> bool:
+        return bool(self._redis.exists(_lock_key(key)))
 
     @contextmanager
     def locked(self, key: str, wait_s: float = LOCK_WAIT_S) -> Iterator[Lock]:

@@ -1,0 +1,144 @@
+"""One step of a task: what a `run_step` job does under the task's lock.
+
+A step applies what people asked for (commands, cancellation) and then makes at most
+one agent call, feeding its outcome to the pure controller, performing the effects on
+GitHub and saving the state. If the task still waits for an agent, the next step is
+scheduled. A worker killed mid-step loses at most the agent call in flight: the stored
+state still waits for it, and the next step (a retry, or the sweep) makes it again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from workers.controller.errors import OutcomeMismatch
+from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
+from workers.controller.transitions import pending_agent, step
+from workers.github import permissions
+from workers.runtime import Runtime
+from workers.task_session import TaskSession, open_session
+from workers.tasks.record import TaskRecord, TaskStatus
+from workers.tasks.store import TaskBusy
+
+log = logging.getLogger("agentium.steps")
+
+Schedule = Callable[[TaskRecord], object]
+
+
+def advance(rt: Runtime, key: str, schedule: Schedule) -> str:
+    """Run one step of the task `key`; returns a short word for the job's result."""
+    try:
+        with rt.store.locked(key):
+            record = rt.store.get(key)
+            if record is None:
+                return "no_task"
+            if record.status is not TaskStatus.ACTIVE:
+                return f"task_{record.status.value}"
+            driver = Driver(rt, open_session(rt, record))
+            result = driver.run()
+            if driver.wants_agent():
+                schedule(driver.record)
+            return result
+    except TaskBusy:
+        return "busy"  # the step holding the lock schedules what comes next
+
+
+class Driver:
+    def __init__(self, rt: Runtime, session: TaskSession) -> None:
+        self.rt = rt
+        self.session = session
+        self.record = session.record
+
+    def run(self) -> str:
+        if not self.record.workflow.started and not self.begin():
+            return "refused"
+        self.handle_inbox()
+        if not self.wants_agent():
+            return "idle" if self.active else f"task_{self.record.status.value}"
+        self.session.workspace.prepare()
+        effect = pending_agent(self.record.workflow, self.rt.workflow.limits)
+        assert effect is not None
+        context = self.session.agent_context(self.rt)
+        outcome = self.rt.runner.run(effect, context, self.session.checkout(self.rt))
+        self.apply(outcome)
+        return f"ran_{effect.role.value.lower()}"
+
+    @property
+    def active(self) -> bool:
+        return self.record.status is TaskStatus.ACTIVE
+
+    def wants_agent(self) -> bool:
+        state = self.record.workflow
+        return self.active and state.awaiting is not None and state.paused is None
+
+    def begin(self) -> bool:
+        """Admit the trigger, prepare the checkout and start the controller."""
+        record, session = self.record, self.session
+        if not permissions.admit(
+            session.gh, session.ref, record.trigger_user, session.effects.marks
+        ):
+            self.close(TaskStatus.CANCELLED, f"{record.trigger_user} may not trigger the bot")
+            return False
+        session.workspace.prepare()
+        if record.base_sha is None:
+            record.base_sha = session.workspace.head()
+        session.effects.start()
+        self.apply(Start())
+        return True
+
+    def apply(self, outcome: Outcome) -> None:
+        record = self.record
+        try:
+            transition = step(record.workflow, outcome, self.rt.workflow.limits, now=self.rt.now())
+        except OutcomeMismatch:
+            log.warning(
+                "stale outcome dropped", extra={"task": record.key, "outcome": repr(outcome)[:80]}
+            )
+            return
+        self.session.effects.perform(transition.effects, transition.state)
+        record.workflow = transition.state
+        record.pr_number = self.session.effects.pr_number or record.pr_number
+        record.steps += 1
+        if transition.state.phase.is_terminal and transition.state.paused is None:
+            record.status = TaskStatus.FINISHED
+            record.status_reason = transition.state.end_reason or transition.state.phase.value
+        self.rt.store.save(record)
+
+    def close(self, status: TaskStatus, reason: str) -> None:
+        self.record.status = status
+        self.record.status_reason = reason
+        self.rt.store.save(self.record)
+
+    def handle_inbox(self) -> None:
+        kept: list[dict[str, Any]] = []
+        for item in self.rt.store.take_inbox(self.record.key):
+            if not self.active:
+                break
+            kept += self.handle_item(item)
+        self.rt.store.requeue_inbox(self.record.key, kept)
+
+    def handle_item(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+        """Apply one queued item; returns it if it must wait (a review during a run)."""
+        kind = item.get("kind")
+        if kind == "cancel":
+            self.human(Command.STOP, str(item.get("user", "")))
+            self.close(TaskStatus.CANCELLED, str(item.get("reason", "cancelled")))
+        elif kind == "command" and self.permitted(str(item.get("user", ""))):
+            self.human(Command(str(item["command"])), str(item.get("user", "")))
+        elif kind == "pr_closed" and item.get("merged"):
+            self.close(TaskStatus.FINISHED, "pull request merged")
+        elif kind in {"review", "review_comment"}:
+            return [item]  # the review loop picks these up once the task is complete
+        return []
+
+    def human(self, command: Command, user: str) -> None:
+        state = self.record.workflow
+        if command is Command.STOP and (state.awaiting is None or state.paused is not None):
+            return  # nothing runs: nothing to stop
+        self.apply(HumanCommand(command, user))
+
+    def permitted(self, user: str) -> bool:
+        session = self.session
+        return permissions.admit(session.gh, session.ref, user, session.effects.marks)
