@@ -37,6 +37,7 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = Field(default=None, pattern=r"^https?://")
     github_api_url: str = Field(default="https://api.github.com", pattern=r"^https?://")
     github_git_url: str | None = Field(default=None, pattern=r"^https?://")
+    github_write_interval_s: float = Field(default=1.0, ge=0, le=60)
     port: int = Field(default=3000, ge=1, le=65535)
     host: str = "127.0.0.1"
     workers: int = Field(default=2, ge=1, le=64)

@@ -64,7 +64,9 @@ def build_runtime(settings: Settings, redis: Redis) -> Runtime:
         redis=redis,
         queue=Queue(settings.queue_name, connection=redis),
         store=TaskStore(redis),
-        github=GitHubClients.from_settings(settings, redis),
+        github=GitHubClients.from_settings(
+            settings, redis, write_interval_s=settings.github_write_interval_s
+        ),
         runner=build_runner(
             settings, agent_settings, {"anthropic": anthropic_adapter(settings, agent_settings)}
         ),

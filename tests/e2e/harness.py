@@ -1,0 +1,237 @@
+"""The whole bot with real processes against fake GitHub and Anthropic servers.
+
+Redis (embedded), the web process and worker processes run as `make run` runs them; the
+fake GitHub (REST, GraphQL and git over HTTP, holding a real repository) and the fake
+Anthropic server (answering from a scenario file) run in this process. A signed
+`issues.labeled` delivery starts the task; `timeline()` reads back what a person would
+see on GitHub. Used by the end-to-end tests and by `make demo`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+
+from tests.e2e.model import ScriptedModel
+from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.github import FakeGitHub
+from tests.fakes.keys import app_key_pair
+from tests.support import delivery_headers, encode, payload
+from workers.embedded_redis import EmbeddedRedis, free_port, port_open
+from workers.github.clock import SystemClock
+from workers.tasks.record import TaskRecord, TaskStatus, task_key
+from workers.tasks.store import TaskStore
+
+ROOT = Path(__file__).parent.parent.parent
+INICONFIG = ROOT / "tests" / "corpus" / "repos" / "iniconfig.tar.gz"
+SECRET = "e2e-webhook-secret"
+APP_ID, SLUG, INSTALLATION = 4242, "agentium", 77
+REPO, MAINTAINER = "octo/iniconfig", "maintainer"
+LLM_KEY = "e2e-anthropic-key"
+
+
+def iniconfig_files() -> dict[str, str]:
+    """The small real repository the bot works on, as path -> text."""
+    files: dict[str, str] = {}
+    with tarfile.open(INICONFIG) as archive:
+        for member in archive.getmembers():
+            handle = archive.extractfile(member) if member.isfile() else None
+            if handle is not None:
+                files[member.name.partition("/")[2]] = handle.read().decode("utf-8", "replace")
+    return files
+
+
+@dataclass
+class Harness:
+    root: Path
+    workers: int = 1
+    redis_server: EmbeddedRedis | None = None
+    github: FakeGitHub | None = None
+    llm: FakeAnthropic | None = None
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    port: int = 0
+
+    # starting and stopping
+
+    def start(self) -> Harness:
+        self.redis_server = EmbeddedRedis(data_dir=self.root / "redis").start()
+        keys = app_key_pair()
+        self.github = FakeGitHub(
+            app_id=APP_ID, public_key_pem=keys.public_pem, clock=SystemClock(), root=self.root
+        ).start()
+        self.github.add_installation(INSTALLATION)
+        self.github.add_repo(REPO, files=iniconfig_files())
+        self.github.set_role(REPO, MAINTAINER, "admin")
+        self.llm = FakeAnthropic(api_key=LLM_KEY).start()
+        self.port = free_port()
+        self.start_process("web", ["web"])
+        for index in range(self.workers):
+            self.start_worker(f"worker{index}")
+        _wait(lambda: port_open(self.port), 20, "the web process to listen")
+        return self
+
+    def env(self) -> dict[str, str]:
+        assert self.redis_server and self.github and self.llm
+        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "HOME", "TMPDIR")}
+        return keep | {
+            "PYTHONPATH": str(ROOT),
+            "REDIS_URL": self.redis_server.url,
+            "WEBHOOK_SECRET": SECRET,
+            "APP_ID": str(APP_ID),
+            "APP_SLUG": SLUG,
+            "PRIVATE_KEY": app_key_pair().private_pem.replace("\n", "\\n"),
+            "GITHUB_API_URL": self.github.url,
+            "GITHUB_WRITE_INTERVAL_S": "0.05",
+            "ANTHROPIC_API_KEY": LLM_KEY,
+            "ANTHROPIC_BASE_URL": self.llm.base_url,
+            "PORT": str(self.port),
+            "DATA_DIR": str(self.root / "data"),
+            "QUEUE_NAME": "agentium-e2e",
+        }
+
+    def start_process(self, name: str, args: list[str]) -> None:
+        log = (self.root / f"{name}.log").open("ab")
+        self.processes[name] = subprocess.Popen(
+            [sys.executable, "-m", "workers.cli", *args],
+            cwd=self.root, env=self.env(), stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+    def start_worker(self, name: str) -> None:
+        self.start_process(name, ["worker"])
+
+    def kill(self, name: str) -> None:
+        process = self.processes.pop(name)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        self.processes.clear()
+        for server in (self.llm, self.github, self.redis_server):
+            if server is not None:
+                server.stop()
+
+    def __enter__(self) -> Harness:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # driving a task
+
+    def script(self, scenario: Path) -> ScriptedModel:
+        assert self.llm is not None
+        model = ScriptedModel(scenario)
+        self.llm.push(*[model] * 400)
+        return model
+
+    def open_issue(self, number: int, title: str, body: str) -> None:
+        assert self.github is not None
+        self.github.add_issue(REPO, number, title, body)
+
+    def label(self, number: int, label: str = "agentium", user: str = MAINTAINER) -> httpx.Response:
+        data = payload("issues", "labeled")
+        data["label"]["name"] = label
+        data["sender"] = {**data["sender"], "login": user, "type": "User"}
+        return self.deliver("issues", self._about(data, number))
+
+    def comment(self, number: int, body: str, user: str = MAINTAINER) -> httpx.Response:
+        data = payload("issue_comment", "created.1")
+        data["comment"] = {**data["comment"], "body": body, "id": int(time.time() * 1000)}
+        data["sender"] = {**data["sender"], "login": user, "type": "User"}
+        return self.deliver("issue_comment", self._about(data, number))
+
+    def _about(self, data: dict[str, Any], number: int) -> dict[str, Any]:
+        assert self.github is not None
+        issue = self.github.repo(REPO).issues[number]
+        data["issue"] = {**data["issue"], "number": number, "title": issue["title"],
+                         "body": issue["body"], "labels": [], "pull_request": None}  # fmt: skip
+        data["repository"] = {**data["repository"], "full_name": REPO, "name": "iniconfig"}
+        data["installation"] = {"id": INSTALLATION, "node_id": "MDIz"}
+        return data
+
+    def deliver(self, event: str, data: dict[str, Any]) -> httpx.Response:
+        body = encode(data)
+        headers = delivery_headers(event, body, secret=SECRET, delivery=str(uuid.uuid4()))
+        url = f"http://127.0.0.1:{self.port}/api/github/webhooks"
+        return httpx.post(url, content=body, headers=headers, timeout=10)
+
+    def record(self, number: int) -> TaskRecord | None:
+        assert self.redis_server is not None
+        client = redis.Redis.from_url(self.redis_server.url)
+        try:
+            return TaskStore(client).get(task_key(REPO, number))
+        finally:
+            client.close()
+
+    def wait_finished(self, number: int, timeout: float = 120) -> TaskRecord:
+        def finished() -> bool:
+            record = self.record(number)
+            return record is not None and (
+                record.status is not TaskStatus.ACTIVE or record.workflow.paused is not None
+            )
+
+        _wait(finished, timeout, f"task #{number} to finish", self.logs)
+        record = self.record(number)
+        assert record is not None
+        return record
+
+    def logs(self) -> str:
+        return "\n".join(
+            f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}"
+            for p in sorted(self.root.glob("*.log"))
+        )
+
+    def timeline(self, number: int) -> list[str]:
+        """What a person sees on GitHub: comments on the issue and the PR, in order."""
+        assert self.github is not None
+        repo = self.github.repo(REPO)
+        entries = []
+        for comment in sorted(repo.comments.values(), key=lambda c: c.id):
+            where = "issue" if comment.number == number else f"PR #{comment.number}"
+            entries.append(f"[{where}] {comment.author}: {_first_line(comment.body)}")
+        return entries
+
+
+def _first_line(body: str) -> str:
+    lines = [line for line in body.splitlines() if line.strip() and not line.startswith("<!--")]
+    return lines[0][:120] if lines else ""
+
+
+def _wait(
+    predicate: Callable[[], bool],
+    timeout: float,
+    what: str,
+    explain: Callable[[], str] | None = None,
+) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    detail = f"\n{explain()}" if explain else ""
+    raise TimeoutError(f"timed out waiting for {what}{detail}")
+
+
+def dump(value: object) -> str:
+    return json.dumps(value, indent=2, default=str)
