@@ -7,6 +7,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from tests.fakes import github_data as data
+from tests.fakes.github_contents import get_contents
 from tests.fakes.github_state import Comment, Pull, Repo
 
 if TYPE_CHECKING:
@@ -320,6 +321,7 @@ ROUTES: list[tuple[str, str, str, Any]] = [
     # (method, path template, auth, handler)
     ("POST", "/app/installations/{installation_id}/access_tokens", "app", mint_token),
     ("GET", "/repos/{owner}/{repo}/issues/{issue_number}", "installation", get_issue),
+    ("GET", "/repos/{owner}/{repo}/contents/{path:path}", "installation", get_contents),
     ("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", "installation", list_comments),
     (
         "POST",
