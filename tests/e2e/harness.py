@@ -142,6 +142,7 @@ class Harness:
     def script(self, scenario: Path) -> ScriptedModel:
         assert self.llm is not None
         model = ScriptedModel(scenario)
+        self.llm.script.clear()  # answers left from an earlier task
         self.llm.push(*[model] * 400)
         return model
 
