@@ -2,8 +2,10 @@
 
 The controller is explored breadth-first over every kind of outcome (worker results with
 and without commits, NOTHING_TO_DO, both assessor answers, each verdict, no signal, agent
-failures, stop and retry); every phase change and every same-phase iteration it makes
-must be an edge of the README's `stateDiagram-v2`, and every edge there must be reachable.
+failures, budgets exceeded, stop and retry, and a human review: one review round, offered in
+every state, applied only where the controller accepts it); every phase change and every
+same-phase iteration it makes must be an edge of the README's `stateDiagram-v2`, and every
+edge there must be reachable.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from workers.controller.limits import Limits
 from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
+    BudgetExceeded,
     Command,
     HumanCommand,
+    HumanReview,
     JudgeDone,
     Outcome,
     ReviewerDone,
@@ -27,11 +31,12 @@ from workers.controller.outcomes import (
     WorkerDone,
 )
 from workers.controller.phases import Role
+from workers.controller.review import accepts_review
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
 
 README = Path(__file__).parent.parent / "README.md"
-MAX_STATES = 20_000
+MAX_STATES = 40_000  # about 27,000 with budgets and one review round per ending
 
 OUTCOMES: dict[Role, list[Outcome]] = {
     Role.WORKER: [
@@ -49,7 +54,23 @@ OUTCOMES: dict[Role, list[Outcome]] = {
         JudgeDone(None),
     ],
 }
+for _role, _outcomes in OUTCOMES.items():
+    _outcomes.append(BudgetExceeded(_role, "dollars $5.01 of $5.00"))
 HUMAN = [HumanCommand(Command.STOP), HumanCommand(Command.RETRY)]
+REVIEW = HumanReview("rename the flag", "alice", ("r-1",))
+
+
+def human(state: WorkflowState, reviewed: set[tuple[str, str]]) -> list[Outcome]:
+    """Commands always; a review on the first COMPLETE task of each path and ending (ready or
+    NOMERGE), never twice: one round from each is enough to see every edge, and keeps the
+    exploration small."""
+    if state.round or not accepts_review(state):
+        return list(HUMAN)
+    kind = (str(state.path), state.pr_result)
+    if kind in reviewed:
+        return list(HUMAN)
+    reviewed.add(kind)
+    return [*HUMAN, REVIEW]
 
 
 def controller_edges() -> set[tuple[str, str]]:
@@ -57,11 +78,12 @@ def controller_edges() -> set[tuple[str, str]]:
     start = step(WorkflowState(), Start(), limits, now=NOW).state
     edges: set[tuple[str, str]] = set()
     seen: set[str] = set()
+    reviewed: set[tuple[str, str]] = set()
     todo = deque([start])
     while todo and len(seen) < MAX_STATES:
         state = todo.popleft()
         role = state.awaiting.role if state.awaiting else None
-        for outcome in [*OUTCOMES.get(role, []), *HUMAN] if role else HUMAN:
+        for outcome in [*OUTCOMES.get(role, []), *human(state, reviewed)]:
             try:
                 after = step(state, outcome, limits, now=NOW).state
             except OutcomeMismatch:

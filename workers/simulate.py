@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from workers.controller.effects import (
+    CommentKind,
     Effect,
     Finish,
     MarkReady,
     OpenOrUpdatePR,
+    PostComment,
     PostNomerge,
     RunAgent,
 )
@@ -30,7 +32,9 @@ from workers.controller.limits import Limits
 from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
+    BudgetExceeded,
     HumanCommand,
+    HumanReview,
     JudgeDone,
     Outcome,
     ReviewerDone,
@@ -38,7 +42,9 @@ from workers.controller.outcomes import (
     WorkerDone,
 )
 from workers.controller.phases import WORK_PHASES, Phase, Role
+from workers.controller.review import accepts_review, batch_reviews, mention
 from workers.controller.scenario import Scenario, ScenarioError, ScriptStep, load_scenario
+from workers.controller.spend import ModelSpend, with_usage
 from workers.controller.state import HistoryEntry, WorkflowState
 from workers.controller.transitions import Transition, step
 
@@ -67,6 +73,10 @@ class _Trace:
             self._effect(effect, transition.state)
 
     def _entry(self, entry: HistoryEntry) -> None:
+        if entry.phase is Phase.COMPLETE and entry.role is Role.HUMAN:  # a review round
+            self.lines += ["", "=== Human Review ===", f"  → {entry.summary}"]
+            self.where = None
+            return
         if entry.phase.is_terminal:
             self._header(entry.phase, entry.iteration)
             if entry.phase is not Phase.COMPLETE:
@@ -100,6 +110,10 @@ class _Trace:
             self.lines.append(f"  → Controller finalizes draft {pr} (marks as ready for review)")
         elif isinstance(effect, PostNomerge):
             self.lines.append(f"  → Controller comments NOMERGE on draft {pr}: {effect.reason}")
+        elif isinstance(effect, PostComment) and effect.kind is CommentKind.REVIEW_REPLY:
+            ids = effect.data["reviews"].replace(",", ", ") or "the review"
+            done = effect.data["summary"].splitlines()[-1].removeprefix("- ")
+            self.lines.append(f"  → Controller replies on {pr} to {ids}: {done}")
         elif isinstance(effect, Finish):
             self.where = None
             if state.paused is not None:
@@ -107,10 +121,19 @@ class _Trace:
             else:
                 self.lines += ["", f"Final Phase: {effect.final_phase}"]
 
+    def queued(self, review: HumanReview) -> None:
+        ids = f" ({', '.join(review.reviews)})" if review.reviews else ""
+        self.lines.append(f"  → Review by {mention(review.user)}{ids} queued until COMPLETE")
+
 
 def _outcome(item: ScriptStep, phase: Phase) -> Outcome:
     if item.command is not None:
         return HumanCommand(item.command, item.user)
+    if item.kind == "review":
+        return HumanReview(item.text or "", item.user, item.reviews)
+    if item.kind == "budget":
+        assert item.role is not None
+        return BudgetExceeded(item.role, item.error)
     if item.kind == "fail":
         assert item.role is not None
         return AgentFailed(item.role, item.error)
@@ -130,29 +153,48 @@ def _pending(transition: Transition) -> RunAgent | None:
 
 def _check_order(scenario: Scenario, item: ScriptStep, pending: RunAgent | None) -> None:
     where = f"{scenario.source}:{item.line}"
-    if item.command is not None:
+    if item.command is not None or item.kind in ("review", "spend"):
         return
     if pending is None:
         raise ScenarioError(f"{where}: the task has already ended; this step is never used")
-    if item.role is not pending.role:
+    if item.role is not pending.role and not (
+        item.kind == "budget" and item.role is Role.CONTROLLER
+    ):
         asked = f"{pending.role.lower()} ({pending.phase} iteration {pending.iteration})"
         raise ScenarioError(f"{where}: the controller asks for the {asked}, not a {item.kind}")
 
 
 def _run(scenario: Scenario, trace: _Trace) -> WorkflowState:
+    """Answer the controller from the steps; as the real caller does, a review that comes
+    while the task is not COMPLETE is queued and applied (batched) once it is."""
     limits: Limits = scenario.settings.limits
     clock: Iterator[datetime] = (CLOCK_START + timedelta(minutes=i) for i in count())
     state = WorkflowState()
     transition = step(state, Start(), limits, now=next(clock))
     trace.show(state, transition)
+    queued: list[HumanReview] = []
     for item in scenario.steps:
         _check_order(scenario, item, _pending(transition))
         state = transition.state
+        if item.kind == "spend":
+            spent = with_usage(state, ModelSpend.model_validate(item.usage), model=item.model)
+            transition = Transition(spent, transition.effects)
+            continue
+        outcome = _outcome(item, state.phase)
+        if isinstance(outcome, HumanReview) and not accepts_review(state):
+            queued.append(outcome)
+            trace.queued(outcome)
+            continue
         try:
-            transition = step(state, _outcome(item, state.phase), limits, now=next(clock))
+            transition = step(state, outcome, limits, now=next(clock))
         except OutcomeMismatch as error:
             raise ScenarioError(f"{scenario.source}:{item.line}: {error}") from None
         trace.show(state, transition)
+        if queued and accepts_review(transition.state):
+            state = transition.state
+            transition = step(state, batch_reviews(queued), limits, now=next(clock))
+            queued.clear()
+            trace.show(state, transition)
     pending = _pending(transition)
     if pending is not None:
         raise ScenarioError(
@@ -169,6 +211,8 @@ def summarize(state: WorkflowState) -> dict[str, Any]:
         "controller_overrode": state.controller_overrode,
         "pr": state.pr_result,
         "iterations": {phase.value: state.iterations.get(phase, 0) for phase in WORK_PHASES},
+        "review_rounds": state.round,
+        "spend": {"tokens": state.spend.total_tokens, "usd": round(state.spend.cost_usd, 4)},
     }
 
 

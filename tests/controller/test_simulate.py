@@ -36,6 +36,8 @@ def test_seed_examples_end_as_design_decides(name: str) -> None:
         "controller_overrode": overrode,
         "pr": pr,
         "iterations": iterations,
+        "review_rounds": 0,
+        "spend": {"tokens": 0, "usd": 0.0},
     }
     assert "trace" in load_scenario(SCENARIOS / name).expect, "seed scenarios pin the trace"
 
@@ -63,7 +65,15 @@ def test_main_prints_the_trace_then_one_json_summary_line(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Task: issue:42"
     summary = json.loads(lines[-1])
-    assert list(summary) == ["final_phase", "path", "controller_overrode", "pr", "iterations"]
+    assert list(summary) == [
+        "final_phase",
+        "path",
+        "controller_overrode",
+        "pr",
+        "iterations",
+        "review_rounds",
+        "spend",
+    ]
     assert summary["pr"] == "ready"
 
 
@@ -107,6 +117,15 @@ def test_main_reports_a_malformed_scenario(
         ("steps:\n  - fail: {role: boss}\n", 2, "fail.role"),
         ("steps:\n  - fail: {error: x}\n", 2, "needs a role"),
         ("steps:\n  - command: explode\n", 2, "not one of stop, retry, status"),
+        ("steps:\n  - budget: {role: boss}\n", 2, "budget.role"),
+        ("steps:\n  - budget: {figures: x}\n", 2, "unknown key 'figures'"),
+        ("steps:\n  - worker: a\n  - budget: {role: judge}\n", 3, "asks for the assessor"),
+        ("steps:\n  - review: {user: alice}\n", 2, "review: needs a text"),
+        ("steps:\n  - review: {text: a, reviews: r-1}\n", 2, "review.reviews"),
+        ("steps:\n  - review: [a]\n", 2, "review: expected text"),
+        ("steps:\n  - spend: {input_tokens: many}\n", 2, "spend.input_tokens"),
+        ("steps:\n  - spend: {cost_usd: -1}\n", 2, "spend.cost_usd"),
+        ("steps:\n  - spend: {tokens: 1}\n", 2, "unknown key 'tokens'"),
         ("settings:\n  limits: {eval_no_signal_limit: -1}\nsteps: []\n", 2, "eval_no_signal_limit"),
         ("expect:\n  phase: COMPLETE\nsteps: []\n", 2, "unknown key 'phase'"),
         ("steps:\n  - worker: a\n  - worker: b\n", 3, "asks for the assessor"),
@@ -168,3 +187,38 @@ steps:
     assert result.state.end_reason.startswith("no changes")
     assert "  → stopped by @octocat" in result.trace
     assert "  → Resumed" in result.trace
+
+
+def test_reviews_queued_while_running_become_one_round() -> None:
+    text = """
+steps:
+  - worker: plan
+  - assessor: "AGENTIUM_EVAL: SIMPLE"
+  - review: first thing
+  - worker: code
+  - review: {text: second thing, user: bob, reviews: [r-2]}
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+  - worker: docs
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+  - worker: addresses both
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+  - worker: docs
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+"""
+    result = simulate(parse_scenario(text, "s.yml"))
+    assert result.summary["review_rounds"] == 1 and result.summary["pr"] == "ready"
+    (round_,) = result.state.review_rounds
+    assert round_.text == "first thing\n\n---\n\nsecond thing"
+    assert (round_.user, round_.reviews) == ("reviewer, bob", ("r-2",))
+    assert "  → Controller replies on PR #1 to r-2: PR marked ready for review" in result.trace
+
+
+def test_a_budget_step_for_the_controller_matches_any_agent() -> None:
+    text = "steps:\n  - worker: plan\n  - budget: {detail: time 61 min of 60 min}\n"
+    result = simulate(parse_scenario(text, "s.yml"))
+    assert result.summary["final_phase"] == "BLOCKED" and result.state.paused is None
+    assert "  → budget exceeded: time 61 min of 60 min" in result.trace

@@ -1,21 +1,24 @@
-"""Property tests over random runs: random limits, verdicts, commits and failures."""
+"""Property tests over random runs: random limits, verdicts, commits, failures, budgets and
+human review rounds (reviews that arrive while the task runs are queued, as the caller does)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tests.controller.controller_support import NOW, of_type
-from workers.controller.effects import MarkReady, PostNomerge, RunAgent
+from workers.controller.effects import CommentKind, MarkReady, PostComment, PostNomerge, RunAgent
 from workers.controller.limits import Limits, PhaseLimits
 from workers.controller.moves import Transition
 from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
+    BudgetExceeded,
     Command,
     HumanCommand,
+    HumanReview,
     JudgeDone,
     Outcome,
     ReviewerDone,
@@ -23,11 +26,13 @@ from workers.controller.outcomes import (
     WorkerDone,
 )
 from workers.controller.phases import WORK_PHASES, Phase, Role
+from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
 
 MAX_TASKS = 3
 MAX_FAILURES = 2
+MAX_ROUNDS = 2
 JUDGE_ANSWERS = ("ADVANCE", "ITERATE", "BLOCKED", "none", "chatter", "fail")
 
 phase_limits = st.builds(
@@ -47,6 +52,9 @@ class Run:
     failures: int = 0
     forced: bool = False
     agent_calls: int = 0
+    rounds: int = 0
+    replies: int = 0
+    queued: list[HumanReview] = field(default_factory=list)
 
     def bound(self) -> int:
         """Agent calls a task can take: every iteration at its limit, each judge re-asked."""
@@ -55,7 +63,7 @@ class Run:
             for p in WORK_PHASES
         ]
         per_iteration = MAX_TASKS + 1 + 1 + 2  # workers, assessor, reviewer, judge + re-ask
-        return sum(most) * per_iteration + MAX_FAILURES * 2
+        return (sum(most) * per_iteration + MAX_FAILURES * 2) * (1 + self.rounds)
 
 
 def plan_text(tasks: int) -> str:
@@ -65,6 +73,8 @@ def plan_text(tasks: int) -> str:
 def draw_outcome(data: st.DataObject, run: Run, pending: RunAgent) -> tuple[Outcome, str]:
     """An outcome for ``pending`` and what the test knows it means ("ADVANCE", ...)."""
     can_fail = run.failures < MAX_FAILURES
+    if data.draw(st.integers(0, 39)) == 0:
+        return BudgetExceeded(pending.role, "tokens 1,000,001 of 1,000,000"), "budget"
     if pending.role is Role.WORKER:
         if pending.phase is Phase.PLAN:
             text = plan_text(data.draw(st.integers(0, MAX_TASKS)))
@@ -90,7 +100,8 @@ def draw_outcome(data: st.DataObject, run: Run, pending: RunAgent) -> tuple[Outc
 
 def forced_advance(before: WorkflowState, after: WorkflowState, meaning: str) -> bool:
     """Observed, not read from flags: the phase moved on although the judge did not ADVANCE."""
-    if meaning in ("work", "assess", "review", "retry", "ADVANCE") or before.phase is after.phase:
+    plain = ("work", "assess", "review", "retry", "ADVANCE", "budget", "human review")
+    if meaning in plain or before.phase is after.phase:
         return False
     moved_on = after.phase is not Phase.BLOCKED or after.end_reason.startswith("no changes")
     return moved_on and after.paused is None
@@ -105,26 +116,80 @@ def check_invariants(run: Run, transition: Transition) -> None:
             run.limits.SIMPLE.model_dump()[phase], run.limits.COMPLEX.model_dump()[phase]
         )
     assert state.controller_overrode == run.forced
-    assert bool(state.overrides) == state.controller_overrode
+    assert bool(state.round_overrides) == state.controller_overrode
+    assert all(o.round <= state.round for o in state.overrides)
+    assert accepts_review(state) == (state.phase is Phase.COMPLETE)
+    replies = [
+        c for c in of_type(transition.effects, PostComment) if c.kind is CommentKind.REVIEW_REPLY
+    ]
+    if replies:
+        assert state.round > 0 and state.phase.is_terminal and state.paused is None
+    run.replies += len(replies)
     if of_type(transition.effects, MarkReady):
         assert not state.controller_overrode and state.phase is Phase.COMPLETE
     if of_type(transition.effects, PostNomerge):
         assert state.controller_overrode and state.phase is Phase.COMPLETE
 
 
+def queue_review(data: st.DataObject, run: Run, state: WorkflowState) -> None:
+    """Sometimes a review arrives while the task runs: step ignores it, the caller queues it."""
+    if run.rounds + len(run.queued) >= MAX_ROUNDS or data.draw(st.integers(0, 9)):
+        return
+    review = HumanReview(f"review {len(run.queued)}", "alice", (f"r-{run.agent_calls}",))
+    ignored = step(state, review, run.limits, now=NOW)
+    assert ignored.state == state and ignored.effects == ()
+    run.queued.append(review)
+
+
+def next_review(data: st.DataObject, run: Run) -> HumanReview | None:
+    """After COMPLETE: the queued reviews, batched, or now and then a new one."""
+    if run.queued:
+        review = batch_reviews(run.queued)
+        run.queued.clear()
+        return review
+    if run.rounds < MAX_ROUNDS and data.draw(st.booleans()):
+        return HumanReview("please change it", "bob", ("r-new",))
+    return None
+
+
+def completed(limits: Limits, assessment: str) -> Transition:
+    """A task that went straight to COMPLETE (ready), to start review rounds from."""
+    advance = [ReviewerDone("r"), JudgeDone("AGENTIUM_EVAL: ADVANCE")]
+    outcomes: list[Outcome] = [WorkerDone("plan"), AssessorDone(f"AGENTIUM_EVAL: {assessment}")]
+    outcomes += advance if assessment == "COMPLEX" else []
+    outcomes += [WorkerDone("code", made_commits=True), *advance, WorkerDone("docs"), *advance]
+    transition = step(WorkflowState(), Start(), limits, now=NOW)
+    for outcome in outcomes:
+        transition = step(transition.state, outcome, limits, now=NOW)
+    assert transition.state.pr_result == "ready"
+    return transition
+
+
 @settings(max_examples=400, deadline=None)
 @given(data=st.data(), limits=limits_strategy)
 def test_random_runs_terminate_within_the_limits(data: st.DataObject, limits: Limits) -> None:
     run = Run(limits)
-    transition = step(WorkflowState(), Start(), limits, now=NOW)
+    start = data.draw(st.sampled_from(["start", "SIMPLE", "COMPLEX"]))
+    if start == "start":
+        transition = step(WorkflowState(), Start(), limits, now=NOW)
+    else:  # most random runs block early: start half of them from COMPLETE, with a review
+        transition = completed(limits, start)
+        run.queued.append(HumanReview("first review", "carol", ("r-0",)))
     while True:
         pending = next(iter(of_type(transition.effects, RunAgent)), None)
-        if pending is None:
+        review = next_review(data, run) if accepts_review(transition.state) else None
+        if review is not None:
+            outcome: Outcome = review
+            meaning = "human review"
+            run.rounds += 1
+            run.forced = False
+        elif pending is None:
             if transition.state.paused is None:
                 break
-            outcome: Outcome = HumanCommand(Command.RETRY)
+            outcome = HumanCommand(Command.RETRY)
             meaning = "retry"
         else:
+            queue_review(data, run, transition.state)
             run.agent_calls += 1
             outcome, meaning = draw_outcome(data, run, pending)
             run.failures += isinstance(outcome, AgentFailed) and outcome.role is not Role.ASSESSOR
@@ -135,7 +200,9 @@ def test_random_runs_terminate_within_the_limits(data: st.DataObject, limits: Li
         assert run.agent_calls <= run.bound()
     final = transition.state
     assert final.phase.is_terminal
-    event(f"{final.phase} {final.pr_result}")
+    assert final.round == run.rounds == run.replies
+    assert not run.queued or final.phase is not Phase.COMPLETE  # kept for a BLOCKED task
+    event(f"{final.phase} {final.pr_result} rounds={final.round}")
     if final.phase is Phase.COMPLETE:
         assert final.pr_open and final.has_commits
         assert final.pr_result == ("nomerge" if run.forced else "ready")

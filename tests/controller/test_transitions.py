@@ -492,7 +492,7 @@ def test_status_only_refreshes_the_status_comment() -> None:
     running = drive(TO_IMPLEMENT)
     t = step(running.state, HumanCommand(Command.STATUS), Limits(), now=NOW)
     assert t.state == running.state
-    assert t.effects == (PostComment(Target.ISSUE, CommentKind.STATUS),)
+    assert t.effects == (PostComment(Target.ISSUE, CommentKind.STATUS, {"spend": ""}),)
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,7 @@ class CommentKind(StrEnum):
     NOTHING_TO_DO = "nothing_to_do"
     STOPPED = "stopped"
     COMMAND_REPLY = "command_reply"
+    REVIEW_REPLY = "review_reply"  # on the PR, once per human review round, when it ends
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class PostNomerge:
 
     reason: str
     overrides: tuple[Override, ...]
+    redraft: bool = False  # an earlier review round had marked the PR ready: make it draft
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ Each takes the state and returns a :class:`Transition`; none performs I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -80,6 +81,7 @@ def record(
         summary=summary,
         excerpt=excerpt(detail),
         at=ctx.now,
+        round=state.round,
     )
     return state.model_copy(update={"history": (*state.history, entry)})
 
@@ -97,8 +99,11 @@ def _session(state: WorkflowState, awaiting: Awaiting) -> Session:
 
 
 def walks_tasks(state: WorkflowState) -> bool:
-    """The first COMPLEX IMPLEMENT iteration runs the plan's tasks one worker at a time."""
-    first = state.phase is Phase.IMPLEMENT and state.iteration == 1
+    """The first COMPLEX IMPLEMENT iteration runs the plan's tasks one worker at a time.
+
+    Not in a review round: there the review is the work, in one worker.
+    """
+    first = state.phase is Phase.IMPLEMENT and state.iteration == 1 and state.round == 0
     return first and state.path is Path.COMPLEX and state.total_tasks > 1
 
 
@@ -127,8 +132,10 @@ def wait_for(state: WorkflowState, ctx: Context, role: Role, *, reask: bool = Fa
     return Transition(waiting, (request(waiting, ctx.limits),))
 
 
-def status() -> PostComment:
-    return PostComment(Target.ISSUE, CommentKind.STATUS)
+def status(state: WorkflowState | None = None) -> PostComment:
+    """Refresh the status comment; ``data["spend"]`` is the spend summary ("" if none)."""
+    spend = state.spend.summary() if state is not None else ""
+    return PostComment(Target.ISSUE, CommentKind.STATUS, {"spend": spend})
 
 
 def enter_iteration(
@@ -147,7 +154,7 @@ def enter_iteration(
         }
     )
     started = wait_for(entered, ctx, Role.WORKER)
-    return Transition(started.state, (status(), *started.effects))
+    return Transition(started.state, (status(started.state), *started.effects))
 
 
 def _phase_result(state: WorkflowState, how: str) -> WorkflowState:
@@ -177,7 +184,9 @@ def force_advance(
     state: WorkflowState, ctx: Context, rule: OverrideRule, reason: str
 ) -> Transition:
     """ADVANCE although the judge did not say so: sets ``controller_overrode`` (NOMERGE)."""
-    override = Override(phase=state.phase, iteration=state.iteration, rule=rule, detail=reason)
+    override = Override(
+        phase=state.phase, iteration=state.iteration, rule=rule, detail=reason, round=state.round
+    )
     noted = record(
         state,
         ctx,
@@ -206,11 +215,15 @@ def _blocked_comments(
     return effects
 
 
-def block(state: WorkflowState, ctx: Context, reason: str) -> Transition:
-    """End the task as BLOCKED: reason on the issue (and PR), PR stays draft, label set."""
-    comments = _blocked_comments(state, CommentKind.BLOCKED, {"reason": reason})
+def block(
+    state: WorkflowState, ctx: Context, reason: str, extra: Mapping[str, str] | None = None
+) -> Transition:
+    """End the task as BLOCKED: reason (and ``extra`` data) on the issue (and PR), PR stays
+    draft, label set."""
+    data = {"reason": reason, **(extra or {})}
+    comments = _blocked_comments(state, CommentKind.BLOCKED, data)
     ended = _end(state, ctx, Phase.BLOCKED, reason)
-    effects = (*comments, SetLabel(BLOCKED_LABEL), status(), Finish(Phase.BLOCKED))
+    effects = (*comments, SetLabel(BLOCKED_LABEL), status(ended), Finish(Phase.BLOCKED))
     return Transition(ended, effects)
 
 
@@ -224,7 +237,7 @@ def pause(state: WorkflowState, ctx: Context, reason: str, *, stopped: bool) -> 
     comments = _blocked_comments(state, kind, data)
     ended = _end(state, ctx, Phase.BLOCKED, reason).model_copy(update={"paused": point})
     label: tuple[Effect, ...] = () if stopped else (SetLabel(BLOCKED_LABEL),)
-    return Transition(ended, (*comments, *label, status(), Finish(Phase.BLOCKED)))
+    return Transition(ended, (*comments, *label, status(ended), Finish(Phase.BLOCKED)))
 
 
 def resume(state: WorkflowState, ctx: Context, user: str) -> Transition:
@@ -236,25 +249,32 @@ def resume(state: WorkflowState, ctx: Context, user: str) -> Transition:
         update={"phase": point.phase, "awaiting": point.awaiting, "paused": None, "end_reason": ""}
     )
     resumed = record(resumed, ctx, Role.HUMAN, f"Resumed by @{user}" if user else "Resumed")
-    effects = (SetLabel(BLOCKED_LABEL, present=False), status(), request(resumed, ctx.limits))
+    effects = (
+        SetLabel(BLOCKED_LABEL, present=False),
+        status(resumed),
+        request(resumed, ctx.limits),
+    )
     return Transition(resumed, effects)
 
 
 def complete(state: WorkflowState, ctx: Context) -> Transition:
-    """COMPLETE: NOMERGE when the controller overrode the judge, otherwise mark ready."""
+    """COMPLETE: NOMERGE when the controller overrode the judge (in this review round),
+    otherwise mark ready."""
     if state.controller_overrode:
-        reasons = "; ".join(o.describe() for o in state.overrides)
-        final: Effect = PostNomerge(reason=reasons, overrides=state.overrides)
+        overrides = state.round_overrides
+        reasons = "; ".join(o.describe() for o in overrides)
+        redraft = state.review_round is not None and state.review_round.was_ready
+        final: Effect = PostNomerge(reason=reasons, overrides=overrides, redraft=redraft)
         how = f"NOMERGE, PR left draft ({reasons})"
     else:
         final = MarkReady()
         how = "PR marked ready for review"
     ended = _end(state, ctx, Phase.COMPLETE, how)
-    return Transition(ended, (final, status(), Finish(Phase.COMPLETE)))
+    return Transition(ended, (final, status(ended), Finish(Phase.COMPLETE)))
 
 
 def nothing_to_do(state: WorkflowState, ctx: Context, reason: str) -> Transition:
     """The PLAN worker found nothing to do: comment on the issue, no PR."""
     ended = _end(state, ctx, Phase.NOTHING_TO_DO, reason)
     comment = PostComment(Target.ISSUE, CommentKind.NOTHING_TO_DO, {"reason": reason})
-    return Transition(ended, (comment, status(), Finish(Phase.NOTHING_TO_DO)))
+    return Transition(ended, (comment, status(ended), Finish(Phase.NOTHING_TO_DO)))

@@ -48,6 +48,31 @@ class AgentFailed:
     error: str
 
 
+@dataclass(frozen=True)
+class BudgetExceeded:
+    """The task went over a budget (tokens, dollars, time) before or during ``role``'s call.
+
+    Ends the task BLOCKED in every phase (DOCS and the assessor included); not resumable.
+    ``detail`` carries the figures. ``Role.CONTROLLER`` matches whichever agent is awaited.
+    """
+
+    role: Role
+    detail: str
+
+
+@dataclass(frozen=True)
+class HumanReview:
+    """The batched feedback of one or more PR reviews or review comments (``reviews``: ids).
+
+    Applied only when :func:`workers.controller.review.accepts_review` says so (the task is
+    COMPLETE with a PR); until then the caller keeps it queued.
+    """
+
+    text: str
+    user: str
+    reviews: tuple[str, ...] = ()
+
+
 class Command(StrEnum):
     STOP = "stop"
     RETRY = "retry"
@@ -60,4 +85,14 @@ class HumanCommand:
     user: str = ""
 
 
-Outcome = Start | WorkerDone | AssessorDone | ReviewerDone | JudgeDone | AgentFailed | HumanCommand
+Outcome = (
+    Start
+    | WorkerDone
+    | AssessorDone
+    | ReviewerDone
+    | JudgeDone
+    | AgentFailed
+    | HumanCommand
+    | BudgetExceeded
+    | HumanReview
+)

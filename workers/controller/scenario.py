@@ -21,9 +21,12 @@ from workers.controller.phases import AGENT_ROLES, Role
 
 AGENT_KEYS = {"worker": Role.WORKER, "assessor": Role.ASSESSOR}
 AGENT_KEYS |= {"reviewer": Role.REVIEWER, "judge": Role.JUDGE}
-STEP_KEYS = (*AGENT_KEYS, "fail", "command")
+STEP_KEYS = (*AGENT_KEYS, "fail", "command", "budget", "review", "spend")
+SPEND_KEYS: tuple[str, ...] = ("model", "input_tokens", "output_tokens", "cache_write_tokens")
+SPEND_KEYS += ("cache_read_tokens", "cost_usd", "seconds")
 TOP_KEYS = ("task", "pr_number", "settings", "steps", "expect")
-EXPECT_KEYS = ("final_phase", "path", "controller_overrode", "pr", "iterations", "trace")
+EXPECT_KEYS: tuple[str, ...] = ("final_phase", "path", "controller_overrode", "pr", "iterations")
+EXPECT_KEYS += ("review_rounds", "spend", "trace")
 
 
 class ScenarioError(ControllerError):
@@ -32,7 +35,8 @@ class ScenarioError(ControllerError):
 
 @dataclass(frozen=True)
 class ScriptStep:
-    """One scripted step: an agent's output, an agent failure or a human command."""
+    """One scripted step: an agent's output, an agent failure, a budget exceeded, a human
+    command or review, or a model call's spend."""
 
     line: int
     kind: str  # a key of STEP_KEYS
@@ -42,6 +46,9 @@ class ScriptStep:
     error: str = ""
     command: Command | None = None
     user: str = ""
+    reviews: tuple[str, ...] = ()  # review: the ids of the batched reviews
+    model: str = ""  # spend: the model name
+    usage: dict[str, float] = field(default_factory=dict)  # spend: the figures
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,42 @@ def _command_step(reader: _Reader, node: Node) -> ScriptStep:
     return ScriptStep(node.start_mark.line + 1, "command", command=Command(name), user=user)
 
 
+def _budget_step(reader: _Reader, node: Node) -> ScriptStep:
+    fields = reader.mapping(node, "budget", ("role", "detail"))
+    name = reader.text(fields["role"], "budget.role") if "role" in fields else "controller"
+    roles = {**AGENT_KEYS, "controller": Role.CONTROLLER}
+    if name not in roles:
+        raise reader.error(fields["role"], f"budget.role: {name!r} is not an agent role")
+    detail = reader.text(fields["detail"], "budget.detail") if "detail" in fields else None
+    line = node.start_mark.line + 1
+    return ScriptStep(line, "budget", roles[name or ""], error=detail or "budget exceeded")
+
+
+def _review_step(reader: _Reader, node: Node) -> ScriptStep:
+    line = node.start_mark.line + 1
+    if not isinstance(node, MappingNode):
+        return ScriptStep(line, "review", text=reader.text(node, "review"), user="reviewer")
+    fields = reader.mapping(node, "review", ("text", "user", "reviews"))
+    if "text" not in fields:
+        raise reader.error(node, "review: needs a text")
+    user = reader.text(fields["user"], "review.user") if "user" in fields else "reviewer"
+    ids = reader.typed(fields["reviews"], list, "review.reviews") if "reviews" in fields else []
+    text = reader.text(fields["text"], "review.text")
+    return ScriptStep(line, "review", text=text, user=user or "", reviews=tuple(map(str, ids)))
+
+
+def _spend_step(reader: _Reader, node: Node) -> ScriptStep:
+    fields = reader.mapping(node, "spend", SPEND_KEYS)
+    model = reader.text(fields.pop("model"), "spend.model") if "model" in fields else ""
+    usage: dict[str, float] = {}
+    for key, value in fields.items():
+        number = reader.typed(value, (int, float), f"spend.{key}")
+        if isinstance(number, bool) or number < 0:
+            raise reader.error(value, f"spend.{key}: expected a number >= 0")
+        usage[key] = number
+    return ScriptStep(node.start_mark.line + 1, "spend", model=model or "", usage=usage)
+
+
 def _step(reader: _Reader, node: Node) -> ScriptStep:
     fields = reader.mapping(node, "a step", STEP_KEYS)
     if len(fields) != 1:
@@ -144,6 +187,9 @@ def _step(reader: _Reader, node: Node) -> ScriptStep:
     builders: dict[str, Callable[[], ScriptStep]] = {
         "fail": lambda: _fail_step(reader, value),
         "command": lambda: _command_step(reader, value),
+        "budget": lambda: _budget_step(reader, value),
+        "review": lambda: _review_step(reader, value),
+        "spend": lambda: _spend_step(reader, value),
     }
     return builders.get(key, lambda: _agent_step(reader, key, value))()
 

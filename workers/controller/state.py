@@ -2,6 +2,8 @@
 
 Every field has a default, so JSON written by an older version still loads; unknown keys
 (from a newer version) are ignored. Bump ``SCHEMA_VERSION`` when a field changes meaning.
+``controller_overrode`` is per review round; ``overrides`` keep every round's, each tagged
+with its round.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from workers.controller.memory import Memory
 from workers.controller.phases import OverrideRule, Path, Phase, Role, Verdict
+from workers.controller.spend import Spend
 
 SCHEMA_VERSION = 1
 _MODEL = ConfigDict(frozen=True, extra="ignore")
@@ -26,6 +29,7 @@ class Override(BaseModel):
     iteration: int
     rule: OverrideRule
     detail: str = ""
+    round: int = 0  # the review round (0: the task's first run)
 
     def describe(self) -> str:
         return f"{self.phase} iteration {self.iteration}: {self.rule} ({self.detail})"
@@ -38,6 +42,7 @@ class Feedback(BaseModel):
 
     review: str = ""
     judge: str = ""
+    human: str = ""  # set when ``review`` is a human's PR review: their login
 
 
 class Awaiting(BaseModel):
@@ -72,6 +77,21 @@ class HistoryEntry(BaseModel):
     summary: str = ""
     excerpt: str = ""
     at: datetime | None = None
+    round: int = 0
+
+
+class ReviewRound(BaseModel):
+    """One human review loop after COMPLETE: the batched review and what came of it."""
+
+    model_config = _MODEL
+
+    number: int
+    user: str = ""
+    reviews: tuple[str, ...] = ()
+    text: str = ""
+    at: datetime | None = None
+    was_ready: bool = False  # the PR had been marked ready when the round began
+    pushed: bool = False  # the round pushed new commits to the PR
 
 
 class WorkflowState(BaseModel):
@@ -103,16 +123,37 @@ class WorkflowState(BaseModel):
     memory: Memory = ()
     history: tuple[HistoryEntry, ...] = ()
 
+    review_rounds: tuple[ReviewRound, ...] = ()
+    spend: Spend = Spend()
+
     @property
     def started(self) -> bool:
         return self.iteration > 0 or self.phase.is_terminal
 
+    @property
+    def round(self) -> int:
+        """The current review round: 0 until a human review reopens the COMPLETE task."""
+        return len(self.review_rounds)
+
+    @property
+    def review_round(self) -> ReviewRound | None:
+        return self.review_rounds[-1] if self.review_rounds else None
+
+    @property
+    def round_overrides(self) -> tuple[Override, ...]:
+        """The overrides of the current round (``controller_overrode`` is per round)."""
+        return tuple(o for o in self.overrides if o.round == self.round)
+
     def judge_directives(self) -> list[str]:
-        """The judge's earlier feedback in the current phase only, oldest first (for its prompt)."""
+        """The judge's earlier feedback in the current phase and round, oldest first."""
         return [
             h.excerpt
             for h in self.history
-            if h.role is Role.JUDGE and h.phase is self.phase and h.verdict and h.excerpt
+            if h.role is Role.JUDGE
+            and h.phase is self.phase
+            and h.round == self.round
+            and h.verdict
+            and h.excerpt
         ]
 
     @property

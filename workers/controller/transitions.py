@@ -16,7 +16,14 @@ names the agent call whose result is the next outcome. The rules themselves live
 | JudgeDone      | judge       | no verdict: re-ask once, then the no-signal rule; verdict   |
 |                |             | table; feedback comment                                     |
 | AgentFailed    | that agent  | assessor: COMPLEX; DOCS: forced ADVANCE; else pause BLOCKED |
+| BudgetExceeded | that agent  | BLOCKED with the figures, in every phase (not a pause)      |
 | HumanCommand   | anything    | stop: pause; retry: resume a pause; status: refresh status  |
+| HumanReview    | COMPLETE    | a review round: IMPLEMENT 1 with the review as feedback,    |
+|                | with a PR   | then the loop, DOCS, COMPLETE and a reply on the PR; in any |
+|                |             | other state nothing (the caller keeps it queued)            |
+
+Failures, budgets and commands are in :mod:`workers.controller.interrupts`, the review
+loop in :mod:`workers.controller.review`.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from workers.controller.effects import (
     Target,
 )
 from workers.controller.errors import OutcomeMismatch
+from workers.controller.interrupts import on_budget, on_command, on_failure
 from workers.controller.limits import Limits
 from workers.controller.memory import MemoryEntry, MemoryType
 from workers.controller.moves import (
@@ -44,55 +52,65 @@ from workers.controller.moves import (
     first_line,
     force_advance,
     nothing_to_do,
-    pause,
     record,
     request,
-    resume,
-    status,
     wait_for,
     walks_tasks,
 )
 from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
-    Command,
+    BudgetExceeded,
     HumanCommand,
+    HumanReview,
     JudgeDone,
     Outcome,
     ReviewerDone,
     Start,
     WorkerDone,
 )
-from workers.controller.phases import (
-    ASSESSOR_VERDICTS,
-    JUDGE_VERDICTS,
-    OverrideRule,
-    Path,
-    Phase,
-    Role,
-    Verdict,
-)
+from workers.controller.phases import ASSESSOR_VERDICTS, JUDGE_VERDICTS, Path, Phase, Role, Verdict
+from workers.controller.review import accepts_review, finish_round, start_round
 from workers.controller.rules import Action, Decision, judge
 from workers.controller.state import Feedback, WorkflowState
 
-__all__ = ["Transition", "pending_agent", "step"]
+__all__ = ["Transition", "accepts_review", "pending_agent", "step"]
 
 
 def step(state: WorkflowState, outcome: Outcome, limits: Limits, *, now: datetime) -> Transition:
-    """Apply one outcome. Raises :class:`OutcomeMismatch` for an outcome not waited for."""
+    """Apply one outcome. Raises :class:`OutcomeMismatch` for an outcome not waited for.
+
+    A :class:`HumanReview` that :func:`accepts_review` refuses changes nothing (no effects).
+    """
     ctx = Context(limits=limits, now=now)
+    return finish_round(state, _step(state, ctx, outcome))
+
+
+def _role(state: WorkflowState, outcome: Outcome) -> Role:
+    if isinstance(outcome, BudgetExceeded) and outcome.role is Role.CONTROLLER:
+        return state.awaiting.role if state.awaiting else Role.CONTROLLER
+    if isinstance(outcome, AgentFailed | BudgetExceeded):
+        return outcome.role
+    return _ROLE_OF[type(outcome)]
+
+
+def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
     if isinstance(outcome, HumanCommand):
-        return _on_command(state, ctx, outcome)
+        return on_command(state, ctx, outcome)
+    if isinstance(outcome, HumanReview):
+        return start_round(state, ctx, outcome) if accepts_review(state) else Transition(state)
     if isinstance(outcome, Start):
         if state.started:
             raise OutcomeMismatch("the task has already started")
         return enter_iteration(state, ctx, Phase.PLAN, 1, None)
-    role = _ROLE_OF[type(outcome)] if not isinstance(outcome, AgentFailed) else outcome.role
+    role = _role(state, outcome)
     if state.awaiting is None or state.awaiting.role is not role:
         waiting = state.awaiting.role if state.awaiting else "nothing"
         raise OutcomeMismatch(f"got a {role} outcome while waiting for {waiting} ({state.phase})")
+    if isinstance(outcome, BudgetExceeded):
+        return on_budget(state, ctx, outcome)
     if isinstance(outcome, AgentFailed):
-        return _on_failure(state, ctx, outcome)
+        return on_failure(state, ctx, outcome, lambda s, c: _on_assessor(s, c, None, failed=True))
     if isinstance(outcome, WorkerDone):
         return _on_worker(state, ctx, outcome)
     if isinstance(outcome, AssessorDone):
@@ -239,6 +257,7 @@ def _feedback_comment(
     data = {
         "phase": state.phase.value,
         "iteration": str(state.iteration),
+        "round": str(state.round),
         "review": state.review,
         "verdict": verdict.value if verdict else "no verdict",
         "feedback": feedback,
@@ -268,31 +287,3 @@ def _note_feedback(state: WorkflowState, feedback: Feedback) -> WorkflowState:
         type=MemoryType.EVAL_FEEDBACK, text=text, phase=state.phase, iteration=state.iteration
     )
     return state.model_copy(update={"memory": memory.add(state.memory, [entry])})
-
-
-def _on_failure(state: WorkflowState, ctx: Context, failed: AgentFailed) -> Transition:
-    if failed.role is Role.ASSESSOR:
-        return _on_assessor(state, ctx, None, failed=True)
-    reason = f"the {failed.role.lower()} could not be run: {failed.error}"
-    if state.phase is Phase.DOCS:
-        return force_advance(state, ctx, OverrideRule.DOCS_AGENT_FAILED, reason)
-    return pause(state, ctx, reason, stopped=False)
-
-
-def _reply(state: WorkflowState, text: str) -> Transition:
-    return Transition(
-        state, (PostComment(Target.ISSUE, CommentKind.COMMAND_REPLY, {"text": text}),)
-    )
-
-
-def _on_command(state: WorkflowState, ctx: Context, command: HumanCommand) -> Transition:
-    if command.command is Command.STATUS:
-        return Transition(state, (status(),))
-    if command.command is Command.RETRY:
-        if state.phase is Phase.BLOCKED and state.paused is not None:
-            return resume(state, ctx, command.user)
-        return _reply(state, "Nothing to retry: the task is not paused by an error or a stop.")
-    if state.awaiting is None or state.phase.is_terminal:
-        return _reply(state, "Nothing to stop: no step of this task is running.")
-    who = f"@{command.user}" if command.user else "a user"
-    return pause(state, ctx, f"stopped by {who}", stopped=True)

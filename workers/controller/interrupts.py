@@ -1,0 +1,60 @@
+"""Outcomes that interrupt the loop: agent failures, budgets, and ``/agentium`` commands.
+
+| outcome        | rule                                                                  |
+|----------------|-----------------------------------------------------------------------|
+| AgentFailed    | assessor: COMPLEX; DOCS: forced ADVANCE (NOMERGE); else pause BLOCKED |
+| BudgetExceeded | BLOCKED in every phase, for every role; final, not a pause            |
+| HumanCommand   | stop: pause; retry: resume a pause; status: refresh the status        |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from workers.controller.effects import CommentKind, PostComment, Target
+from workers.controller.moves import Context, Transition, block, force_advance, pause, resume
+from workers.controller.moves import status as status_comment
+from workers.controller.outcomes import AgentFailed, BudgetExceeded, Command, HumanCommand
+from workers.controller.phases import OverrideRule, Phase, Role
+from workers.controller.state import WorkflowState
+
+AssessorFailure = Callable[[WorkflowState, Context], Transition]
+
+
+def on_failure(
+    state: WorkflowState, ctx: Context, failed: AgentFailed, assessor_failed: AssessorFailure
+) -> Transition:
+    """An agent could not be run; ``assessor_failed`` applies the assessor's COMPLEX rule."""
+    if failed.role is Role.ASSESSOR:
+        return assessor_failed(state, ctx)
+    reason = f"the {failed.role.lower()} could not be run: {failed.error}"
+    if state.phase is Phase.DOCS:
+        return force_advance(state, ctx, OverrideRule.DOCS_AGENT_FAILED, reason)
+    return pause(state, ctx, reason, stopped=False)
+
+
+def on_budget(state: WorkflowState, ctx: Context, exceeded: BudgetExceeded) -> Transition:
+    """A budget is used up: BLOCKED with the figures (``budget``) and the spend in the comment."""
+    who = "" if exceeded.role is Role.CONTROLLER else f" ({exceeded.role.lower()})"
+    reason = f"budget exceeded{who}: {exceeded.detail}"
+    extra = {"budget": exceeded.detail, "spend": state.spend.summary()}
+    return block(state, ctx, reason, extra)
+
+
+def _reply(state: WorkflowState, text: str) -> Transition:
+    return Transition(
+        state, (PostComment(Target.ISSUE, CommentKind.COMMAND_REPLY, {"text": text}),)
+    )
+
+
+def on_command(state: WorkflowState, ctx: Context, command: HumanCommand) -> Transition:
+    if command.command is Command.STATUS:
+        return Transition(state, (status_comment(state),))
+    if command.command is Command.RETRY:
+        if state.phase is Phase.BLOCKED and state.paused is not None:
+            return resume(state, ctx, command.user)
+        return _reply(state, "Nothing to retry: the task is not paused by an error or a stop.")
+    if state.awaiting is None or state.phase.is_terminal:
+        return _reply(state, "Nothing to stop: no step of this task is running.")
+    who = f"@{command.user}" if command.user else "a user"
+    return pause(state, ctx, f"stopped by {who}", stopped=True)
