@@ -1,4 +1,4 @@
-"""The `agentium` command: run, web, worker, redis, simulate."""
+"""The `agentium` command: run, web, worker, redis, simulate, local."""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from workers import simulate
 
         return simulate.main([args.scenario])
+    if args.command == "local":
+        from workers import local
+
+        return local.main(args.args)
     try:
         settings = load_settings()
     except SettingsError as exc:
@@ -36,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("redis", help="only the embedded Redis, in the foreground")
     simulate = sub.add_parser("simulate", help="run the phase controller on a scenario file")
     simulate.add_argument("scenario")
+    local = sub.add_parser("local", help="the loop on a local git repository", prefix_chars="+")
+    local.add_argument("args", nargs="*", help="--repo PATH --issue-file ISSUE.md ...")
     return parser
 
 
@@ -84,6 +90,7 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
 
     settings.require("redis_url")
     configure_logging(settings.log_level)
+    preload_runtime(settings)
     connection = Redis.from_url(str(settings.redis_url))
     queue = Queue(settings.queue_name, connection=connection)
     # A short TTL and maintenance interval let another worker pick up a dead one's job soon.
@@ -92,6 +99,17 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     )
     worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level)
     return 0
+
+
+def preload_runtime(settings: Settings) -> None:
+    """Build the clients once, before forking a work-horse per job (they inherit them)."""
+    from workers import jobs, scheduling
+
+    if settings.app_id is None:
+        print("agentium: APP_ID is not set; tasks cannot run until it is", file=sys.stderr)
+        return
+    runtime = jobs.runtime()
+    scheduling.schedule_sweep(runtime.queue)
 
 
 def _redis(settings: Settings, _args: argparse.Namespace) -> int:

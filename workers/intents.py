@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from workers.payloads import Event
@@ -60,11 +61,21 @@ class Rules:
     trigger_label: str
     bot_login: str | None
     commands: frozenset[str]
+    # The trigger label of the event's repository when it may differ from the default.
+    repo_label: Callable[[Event], str] | None = None
+
+    def for_event(self, event_name: str, event: Event) -> Rules:
+        """These rules with the repository's own trigger label, asked only when it matters."""
+        other = event.label is not None and event.label.name != self.trigger_label
+        if self.repo_label is None or event_name != "issues" or not other:
+            return self
+        return replace(self, trigger_label=self.repo_label(event))
 
 
 def decide(event_name: str, event: Event, rules: Rules) -> Intent:
     if event.sender.type == "Bot" or event.sender.login == rules.bot_login:
         return Ignore("sent by a bot")
+    rules = rules.for_event(event_name, event)
     if event_name.startswith("installation"):
         return _installation(event)
     if event.repository is None:

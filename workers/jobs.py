@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -21,7 +22,9 @@ from workers import scheduling, steps
 from workers.apply import Schedule, apply_intent
 from workers.intents import Ignore, Rules, decide
 from workers.payloads import Event
+from workers.repo_labels import RepoLabels
 from workers.runtime import Runtime, build_runtime
+from workers.steps_config import trigger_label_of
 from workers.tasks.store import TaskStore
 
 log = logging.getLogger("agentium.jobs")
@@ -41,9 +44,29 @@ def rules() -> Rules:
 
 
 @functools.cache
-def runtime(redis: Redis) -> Runtime:
-    """GitHub, Anthropic and the sandbox, built once per worker process."""
-    return build_runtime(settings(), redis)
+def runtime() -> Runtime:
+    """GitHub, Anthropic and the sandbox, built once per worker process.
+
+    `agentium worker` builds it before it starts taking jobs, so every forked work-horse
+    inherits it instead of building it again.
+    """
+    config = settings()
+    config.require("redis_url")
+    return build_runtime(config, Redis.from_url(str(config.redis_url)))
+
+
+def rules_for(rt: Runtime | None) -> Rules:
+    """The trigger rules, with each repository's own label when the App can read it."""
+    base = rules()
+    if rt is None:
+        return base
+    labels = RepoLabels(rt.redis, lambda *where: trigger_label_of(rt, *where), base.trigger_label)
+    return replace(base, repo_label=labels)
+
+
+def _app_runtime() -> Runtime | None:
+    """The runtime when this process is configured as the App (not in bare tests)."""
+    return runtime() if settings().app_id is not None else None
 
 
 def _connection() -> Redis:
@@ -59,7 +82,7 @@ def scheduler(queue: Queue) -> Schedule:
 
 def run_step(key: str) -> str:
     """The RQ job for one step of a task (see workers.steps)."""
-    rt = runtime(_connection())
+    rt = runtime()
     return steps.advance(rt, key, lambda record: scheduling.schedule_step(rt.queue, record))
 
 
@@ -77,7 +100,7 @@ def handle_deliveries(metas: list[dict[str, Any]]) -> list[str]:
     """The RQ job for a batch of intake entries: each delivery decided and applied once."""
     redis = _connection()
     schedule = scheduler(Queue(settings().queue_name, connection=redis))
-    return process_batch(redis, rules(), metas, schedule)
+    return process_batch(redis, rules_for(_app_runtime()), metas, schedule)
 
 
 def process_batch(

@@ -31,6 +31,7 @@ from workers.controller.limits import WorkflowConfig, load_default_workflow_conf
 from workers.controller.routing import load_default_routing
 from workers.github.client import GitHubClients
 from workers.gitops.workspace import Identity, bot_identity
+from workers.repoconfig import RepoConfigDefaults, load_repo_config_defaults
 from workers.tasks.store import TaskStore
 
 
@@ -48,6 +49,7 @@ class Runtime:
     runner: AgentRunner
     workflow: WorkflowConfig
     identity: Identity
+    config_defaults: RepoConfigDefaults
     now: Callable[[], datetime] = utc_now
 
     @property
@@ -72,6 +74,7 @@ def build_runtime(settings: Settings, redis: Redis) -> Runtime:
         ),
         workflow=load_default_workflow_config(),
         identity=bot_identity(settings.app_id, settings.app_slug),
+        config_defaults=load_repo_config_defaults(),
     )
 
 

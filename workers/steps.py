@@ -17,7 +17,11 @@ from workers.controller.errors import OutcomeMismatch
 from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
 from workers.controller.transitions import pending_agent, step
 from workers.github import permissions
+from workers.github.comments import post_once
+from workers.repo_labels import remember
+from workers.repoconfig import RepoConfigError, defaults_only, format_config_error
 from workers.runtime import Runtime
+from workers.steps_config import config_text_at, effective_config
 from workers.task_session import TaskSession, open_session
 from workers.tasks.record import TaskRecord, TaskStatus
 from workers.tasks.store import TaskBusy
@@ -50,6 +54,9 @@ class Driver:
         self.rt = rt
         self.session = session
         self.record = session.record
+        self.config = defaults_only(rt.config_defaults)
+        if self.record.workflow.started:
+            self.config = effective_config(rt.config_defaults, self.record.repo_config)
 
     def run(self) -> str:
         if not self.record.workflow.started and not self.begin():
@@ -58,10 +65,11 @@ class Driver:
         if not self.wants_agent():
             return "idle" if self.active else f"task_{self.record.status.value}"
         self.session.workspace.prepare()
-        effect = pending_agent(self.record.workflow, self.rt.workflow.limits)
+        effect = pending_agent(self.record.workflow, self.config.limits)
         assert effect is not None
-        context = self.session.agent_context(self.rt)
-        outcome = self.rt.runner.run(effect, context, self.session.checkout(self.rt))
+        context = self.session.agent_context(self.config)
+        runner = self.session.runner(self.rt, self.config)
+        outcome = runner.run(effect, context, self.session.checkout(self.rt))
         self.apply(outcome)
         return f"ran_{effect.role.value.lower()}"
 
@@ -84,14 +92,32 @@ class Driver:
         session.workspace.prepare()
         if record.base_sha is None:
             record.base_sha = session.workspace.head()
+        if not self.configure():
+            return False
         session.effects.start()
         self.apply(Start())
+        return True
+
+    def configure(self) -> bool:
+        """Read the repository's settings at the base commit; a bad file stops the task."""
+        record, session = self.record, self.session
+        assert record.base_sha is not None
+        text = config_text_at(session.workspace.path, record.base_sha)
+        try:
+            self.config = effective_config(self.rt.config_defaults, text)
+        except RepoConfigError as error:
+            body = format_config_error(error, label=self.config.trigger_label)
+            post_once(session.gh, session.ref, "config-error", body, session.effects.marks)
+            self.close(TaskStatus.CANCELLED, "invalid .github/agentium.yml")
+            return False
+        record.repo_config = text
+        remember(self.rt.redis, record.repo, self.config.trigger_label)
         return True
 
     def apply(self, outcome: Outcome) -> None:
         record = self.record
         try:
-            transition = step(record.workflow, outcome, self.rt.workflow.limits, now=self.rt.now())
+            transition = step(record.workflow, outcome, self.config.limits, now=self.rt.now())
         except OutcomeMismatch:
             log.warning(
                 "stale outcome dropped", extra={"task": record.key, "outcome": repr(outcome)[:80]}

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from workers.agents.gitview import LocalGit
+from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
 from workers.github.client import GitHubClient
 from workers.github.effects import GitHubEffects, TaskInfo
 from workers.github.refs import IssueRef
 from workers.gitops.runner import Git
 from workers.gitops.workspace import GitWorkspace, workspace_path
+from workers.repoconfig import EffectiveConfig
 from workers.runtime import Runtime
 from workers.tasks.record import TaskRecord
 
@@ -33,19 +35,25 @@ class TaskSession:
     def checkout(self, rt: Runtime) -> LocalGit:
         return LocalGit(self.workspace.path, author=rt.identity.name, email=rt.identity.email)
 
-    def agent_context(self, rt: Runtime) -> TaskContext:
+    def runner(self, rt: Runtime, config: EffectiveConfig) -> AgentRunner:
+        """The agents with the repository's routing and budgets."""
+        deps = replace(rt.runner.deps, routing=config.routing, settings=config.agents)
+        return AgentRunner(deps)
+
+    def agent_context(self, config: EffectiveConfig) -> TaskContext:
         record = self.record
         if record.base_sha is None:
             raise TaskSetupError("the task has no base commit yet")
         return TaskContext.from_state(
             record.workflow,
-            rt.workflow,
+            config.workflow,
             issue_number=record.issue,
             issue_title=record.issue_title,
             issue_body=record.issue_body,
             checkout=self.workspace.path,
             state_dir=self.state_dir,
             base_sha=record.base_sha,
+            test_command=config.test_command,
         )
 
 

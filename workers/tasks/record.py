@@ -44,6 +44,7 @@ class TaskRecord(BaseModel):
     issue_title: str = ""
     issue_body: str = ""  # the goal, as the trigger's payload gave it (untrusted text)
     base_sha: str | None = None  # the commit the task's branch starts from
+    repo_config: str | None = None  # .github/agentium.yml at base_sha, None when absent
     steps: int = 0  # saved steps; names the next step job
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
