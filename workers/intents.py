@@ -140,7 +140,14 @@ def _review(event: Event, repo: str, rules: Rules) -> Intent:
 def _review_comment(event: Event, repo: str, rules: Rules) -> Intent:
     if event.pull_request is None or event.comment is None:
         return Ignore("no review comment")
-    item = {"comment": event.comment.id, "body": event.comment.body, "user": event.sender.login}
+    comment = event.comment
+    item = {
+        "comment": comment.id,
+        "body": comment.body,
+        "path": comment.path,
+        "line": comment.line,
+        "user": event.sender.login,
+    }
     return Forward(repo, "review_comment", item, pr=event.pull_request.number)
 
 

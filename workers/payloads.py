@@ -52,6 +52,8 @@ class Comment(_Lenient):
     id: int
     body: str = ""
     user: User | None = None
+    path: str | None = None  # review comments: the file and line they are about
+    line: int | None = None
 
 
 class Review(_Lenient):

@@ -15,6 +15,7 @@ from typing import Any
 
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
+from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
 from workers.github import permissions
 from workers.github.comments import post_once
@@ -22,6 +23,7 @@ from workers.repo_labels import remember
 from workers.repoconfig import RepoConfigError, defaults_only, format_config_error
 from workers.runtime import Runtime
 from workers.steps_config import config_text_at, effective_config
+from workers.steps_reviews import REVIEW_KINDS, as_review, reviews_waiting
 from workers.task_session import TaskSession, open_session
 from workers.tasks.record import TaskRecord, TaskStatus
 from workers.tasks.store import TaskBusy
@@ -38,6 +40,8 @@ def advance(rt: Runtime, key: str, schedule: Schedule) -> str:
             record = rt.store.get(key)
             if record is None:
                 return "no_task"
+            if record.status is TaskStatus.FINISHED and reviews_waiting(rt, record):
+                record.status = TaskStatus.ACTIVE  # a human review starts a new round
             if record.status is not TaskStatus.ACTIVE:
                 return f"task_{record.status.value}"
             driver = Driver(rt, open_session(rt, record))
@@ -116,6 +120,7 @@ class Driver:
 
     def apply(self, outcome: Outcome) -> None:
         record = self.record
+        record.workflow = record.workflow.model_copy(update={"spend": self.session.spend()})
         try:
             transition = step(record.workflow, outcome, self.config.limits, now=self.rt.now())
         except OutcomeMismatch:
@@ -140,10 +145,19 @@ class Driver:
     def handle_inbox(self) -> None:
         kept: list[dict[str, Any]] = []
         for item in self.rt.store.take_inbox(self.record.key):
-            if not self.active:
-                break
-            kept += self.handle_item(item)
+            kept += self.handle_item(item) if self.active else [item]
+        reviews = [item for item in kept if item.get("kind") in REVIEW_KINDS]
+        if reviews and self.active and accepts_review(self.record.workflow):
+            kept = [item for item in kept if item not in reviews]
+            self.review(reviews)
         self.rt.store.requeue_inbox(self.record.key, kept)
+
+    def review(self, items: list[dict[str, Any]]) -> None:
+        """Reviews of the finished PR by permitted people start a review round."""
+        found = [as_review(item) for item in items if self.permitted(str(item.get("user", "")))]
+        reviews = [review for review in found if review is not None]
+        if reviews:
+            self.apply(batch_reviews(reviews))
 
     def handle_item(self, item: dict[str, Any]) -> list[dict[str, Any]]:
         """Apply one queued item; returns it if it must wait (a review during a run)."""
@@ -155,8 +169,8 @@ class Driver:
             self.human(Command(str(item["command"])), str(item.get("user", "")))
         elif kind == "pr_closed" and item.get("merged"):
             self.close(TaskStatus.FINISHED, "pull request merged")
-        elif kind in {"review", "review_comment"}:
-            return [item]  # the review loop picks these up once the task is complete
+        elif kind in REVIEW_KINDS:
+            return [item]  # applied as one round once the task is complete
         return []
 
     def human(self, command: Command, user: str) -> None:

@@ -11,7 +11,7 @@ from workers.agents.llm import Usage
 from workers.agents.runner import AgentRunner
 from workers.controller import signals
 from workers.controller.effects import RunAgent, Session
-from workers.controller.outcomes import AgentFailed, AssessorDone, JudgeDone, ReviewerDone
+from workers.controller.outcomes import AssessorDone, BudgetExceeded, JudgeDone, ReviewerDone
 from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
 from workers.controller.state import Feedback
 
@@ -139,7 +139,7 @@ def test_assessor_sees_the_plan(
     assert "SIMPLE|COMPLEX" in body["system"][0]["text"]
 
 
-def test_exceeded_budget_fails_the_agent_with_the_figures(
+def test_exceeded_budget_ends_the_task_with_the_figures(
     fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
 ) -> None:
     state = tmp_path / "state"
@@ -147,8 +147,9 @@ def test_exceeded_budget_fails_the_agent_with_the_figures(
     spent = Spend(usage=Usage(input_tokens=40_000_000, cost_usd=12.5), seconds=60, calls=9)
     (state / "spend.json").write_text(spent.model_dump_json())
     outcome = runner.run(effect(Role.REVIEWER), task_context(checkout, state), local_git(checkout))
-    assert isinstance(outcome, AgentFailed)
-    assert "budget exceeded: tokens 40,000,000 of 30,000,000" in outcome.error
+    assert isinstance(outcome, BudgetExceeded)
+    assert outcome.role is Role.REVIEWER
+    assert "budget exceeded: tokens 40,000,000 of 30,000,000" in outcome.detail
     assert fake.requests == []
 
 

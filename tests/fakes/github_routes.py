@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from typing import TYPE_CHECKING, Any
 
 from tests.fakes import github_data as data
 from tests.fakes.github_contents import get_contents
+from tests.fakes.github_graphql import graphql
 from tests.fakes.github_state import Comment, Pull, Repo
 
 if TYPE_CHECKING:
@@ -275,46 +275,6 @@ def update_check(fake: FakeGitHub, p: dict[str, str], body: Any, q: dict[str, st
     if body.get("conclusion"):
         run.update(status="completed", completed_at=fake.clock.now())
     return 200, data.check_run(fake.url, repo.full_name, run)
-
-
-_READY = re.compile(r"markPullRequestReadyForReview")
-
-
-def graphql(fake: FakeGitHub, p: dict[str, str], body: Any, q: dict[str, str]) -> Answer:
-    query, variables = str(body.get("query", "")), body.get("variables") or {}
-    if not _READY.search(query):
-        return 200, {
-            "data": None,
-            "errors": [
-                {
-                    "type": "NOT_SUPPORTED",
-                    "message": "the fake only knows markPullRequestReadyForReview",
-                }
-            ],
-        }
-    node = str(variables.get("id", ""))
-    for repo in fake.repos.values():
-        for pr in repo.pulls.values():
-            if pr.node_id == node:
-                pr.draft = False
-                return 200, {
-                    "data": {
-                        "markPullRequestReadyForReview": {
-                            "clientMutationId": None,
-                            "pullRequest": {"isDraft": False},
-                        }
-                    }
-                }
-    return 200, {
-        "data": {"markPullRequestReadyForReview": None},
-        "errors": [
-            {
-                "type": "NOT_FOUND",
-                "path": ["markPullRequestReadyForReview"],
-                "message": f"Could not resolve to a node with the global id of '{node}'",
-            }
-        ],
-    }
 
 
 ROUTES: list[tuple[str, str, str, Any]] = [

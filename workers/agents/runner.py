@@ -35,7 +35,7 @@ from workers.agents.testcmd import resolve_test_command
 from workers.agents.tools import ToolAccess, ToolBox
 from workers.agents.untrusted import quoted
 from workers.agents.workspace import Workspace
-from workers.controller import signals
+from workers.controller import outcomes, signals
 from workers.controller.effects import RunAgent, Session
 from workers.controller.outcomes import (
     AgentFailed,
@@ -90,7 +90,10 @@ class AgentRunner:
             budget.check()
             result = self._loop(run, budget)
             return self._finish(run, result)
-        except (BudgetExceeded, AgentSetupError, GitError) as error:
+        except BudgetExceeded as error:
+            log.warning("budget exceeded", extra={"role": spec.kind.value})
+            return outcomes.BudgetExceeded(role=spec.role, detail=str(error))
+        except (AgentSetupError, GitError) as error:
             reason = str(error)
         except LLMError as error:
             reason = f"the model could not be called: {error}"

@@ -92,6 +92,10 @@ class GitHubEffects:
         for effect in effects:
             self.perform_one(effect, state)
 
+    def _run(self, state: WorkflowState) -> str:
+        """Names comments and marks per run of the task and per human review round."""
+        return f"{self._task.run}:r{state.round}" if state.round else self._task.run
+
     def perform_one(self, effect: Effect, state: WorkflowState) -> None:
         match effect:
             case PostComment():
@@ -99,9 +103,9 @@ class GitHubEffects:
             case OpenOrUpdatePR():
                 self._push_and_pr(state)
             case MarkReady():
-                self._mark_ready()
+                self._mark_ready(state)
             case PostNomerge():
-                self._nomerge(effect)
+                self._nomerge(effect, state)
             case SetLabel():
                 self._set_label(effect)
             case Finish():
@@ -116,7 +120,7 @@ class GitHubEffects:
         return IssueRef(self._ref.owner, self._ref.repo, number or self._ref.number)
 
     def _comment(self, effect: PostComment, state: WorkflowState) -> None:
-        run, kind = self._task.run, effect.kind
+        run, kind = self._run(state), effect.kind
         if kind is CommentKind.STATUS:
             body = bodies.status_body(state, self.marks.get("pr:url"))
             upsert(self._gh, self._ref, "status", body, self.marks)
@@ -191,9 +195,9 @@ class GitHubEffects:
         self.marks.set("check:id", check_id)
         self.marks.set("check:sha", head_sha)
 
-    def _mark_ready(self) -> None:
+    def _mark_ready(self, state: WorkflowState) -> None:
         number = self.pr_number
-        done = f"ready:{self._task.run}"
+        done = f"ready:{self._run(state)}"
         if number is None or self.marks.get(done):
             return
         if self.marks.get("pr:wip") == "1":
@@ -204,8 +208,12 @@ class GitHubEffects:
         pulls.request_review(self._gh, self._ref, number, self._task.trigger_user)
         self.marks.set(done, 1)
 
-    def _nomerge(self, effect: PostNomerge) -> None:
-        name = f"nomerge:{self._task.run}"
+    def _nomerge(self, effect: PostNomerge, state: WorkflowState) -> None:
+        number = self.pr_number
+        if effect.redraft and number is not None and not self.marks.get(f"redraft:{state.round}"):
+            pulls.convert_to_draft(self._gh, self.marks.get("pr:node_id") or "")
+            self.marks.set(f"redraft:{state.round}", 1)
+        name = f"nomerge:{self._run(state)}"
         body = bodies.nomerge_body(name, effect.reason, effect.overrides)
         posted = post_once(self._gh, self._target(Target.PR), name, body, self.marks)
         self.marks.set("nomerge:url", posted.html_url)

@@ -88,6 +88,23 @@ def mark_ready(gh: GitHubClient, pr: PullInfo) -> bool:
     return (result.get("pullRequest") or {}).get("isDraft") is False
 
 
+DRAFT_MUTATION = """
+mutation($id: ID!) {
+  convertPullRequestToDraft(input: {pullRequestId: $id}) {
+    clientMutationId
+    pullRequest { isDraft }
+  }
+}
+"""
+
+
+def convert_to_draft(gh: GitHubClient, node_id: str) -> bool:
+    """Back to draft (a review round ended in NOMERGE after an earlier one was ready)."""
+    data = gh.graphql.request(DRAFT_MUTATION, {"id": node_id})
+    result = data.get("convertPullRequestToDraft") or {}
+    return (result.get("pullRequest") or {}).get("isDraft") is True
+
+
 def drop_wip(gh: GitHubClient, ref: IssueRef, pr: PullInfo) -> None:
     """The ``[WIP]`` fallback's way of being ready: the title loses its prefix."""
     if pr.title.startswith(WIP_PREFIX):
