@@ -26,10 +26,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from pydantic import ValidationError
+
 from config.settings import Settings, SettingsError, load_settings
+from workers.agents.budget import Spend
 from workers.agents.gitview import LocalGit
 from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
+from workers.agents.taskfiles import TaskFiles
 from workers.controller.errors import ControllerError
 from workers.controller.outcomes import Start
 from workers.controller.phases import Phase
@@ -39,14 +43,9 @@ from workers.controller.transitions import pending_agent, step
 from workers.gitops.runner import Git
 from workers.local_printer import EffectsPrinter
 from workers.local_repo import Issue, LocalError, LocalRepo, open_repo, read_issue, slug
-from workers.repoconfig import (
-    CONFIG_PATH,
-    EffectiveConfig,
-    defaults_only,
-    load_repo_config_defaults,
-    parse_repo_config,
-)
+from workers.repoconfig import EffectiveConfig, load_repo_config_defaults
 from workers.runtime import anthropic_adapter, build_runner
+from workers.steps_config import config_text_at, effective_config
 
 LOCAL_ISSUE = 0  # no GitHub issue: the agents and commit messages see #0
 AUTHOR = ("agentium", "agentium@localhost")
@@ -110,10 +109,17 @@ def parser() -> argparse.ArgumentParser:
         prog="agentium local",
         description="Run the bot's loop on a local git repository (no GitHub App needed).",
     )
-    parser.add_argument("--repo", required=True, type=Path, help="a git repository, clean")
+    parser.add_argument(
+        "--repo", required=True, type=Path, help="a git repository with a clean working tree"
+    )
     parser.add_argument("--issue-file", required=True, type=Path, help="# Title, then the body")
     parser.add_argument("--branch", default=None, help="default: agentium/local-<slug>")
-    parser.add_argument("--scenario", default=None, type=Path, help="limits from its settings")
+    parser.add_argument(
+        "--scenario",
+        default=None,
+        type=Path,
+        help="use the workflow limits of this scenario file's settings",
+    )
     return parser
 
 
@@ -140,18 +146,31 @@ def task_dir(settings: Settings, repo: LocalRepo, name: str) -> Path:
     return folder
 
 
-def repo_config(repo: LocalRepo, scenario: Path | None) -> EffectiveConfig:
-    """The repository's ``.github/agentium.yml`` at HEAD over the defaults; the scenario's
-    limits over both."""
-    defaults = load_repo_config_defaults()
-    found = repo.git.run("show", f"HEAD:{CONFIG_PATH}", cwd=repo.root, check=False)
-    config = parse_repo_config(found.stdout, defaults) if found.returncode == 0 else None
-    config = config or defaults_only(defaults)
+def repo_config(repo: LocalRepo, base: str, scenario: Path | None) -> EffectiveConfig:
+    """The repository's ``.github/agentium.yml`` at ``base`` over the defaults (as a task on
+    GitHub reads it); the scenario's limits over both."""
+    config = effective_config(load_repo_config_defaults(), config_text_at(repo.root, base))
     if scenario is None:
         return config
     limits = load_scenario(scenario).settings.limits
-    workflow = config.workflow.model_copy(update={"limits": limits})
-    return replace(config, workflow=workflow)
+    return replace(config, workflow=config.workflow.model_copy(update={"limits": limits}))
+
+
+def agents(settings: Settings, config: EffectiveConfig) -> AgentRunner:
+    """The real agents with the repository's routing and budgets."""
+    runner = build_runner(
+        settings, config.agents, {"anthropic": anthropic_adapter(settings, config.agents)}
+    )
+    return AgentRunner(replace(runner.deps, routing=config.routing))
+
+
+def spent(state_dir: Path) -> str:
+    """The agents' spend, from their ledger in the task's directory."""
+    try:
+        ledger = Spend.model_validate_json(TaskFiles(state_dir).spend_path.read_bytes())
+    except (FileNotFoundError, ValidationError):
+        ledger = Spend()
+    return f"Model spend: {ledger.describe()}"
 
 
 def prepare(args: argparse.Namespace, settings: Settings) -> LocalTask:
@@ -163,12 +182,12 @@ def prepare(args: argparse.Namespace, settings: Settings) -> LocalTask:
     )
     name = args.branch or f"agentium/local-{slug(issue.title)}"
     repo.check_branch_name(name)
-    config = repo_config(repo, args.scenario)
-    adapter = anthropic_adapter(settings, config.agents)
-    runner = build_runner(settings, config.agents, {"anthropic": adapter})
+    base = repo.head()
+    config = repo_config(repo, base, args.scenario)
+    runner = agents(settings, config)
     folder = task_dir(settings, repo, slug(name))
-    branch = LocalBranch(repo, name, repo.head(), folder / "checkout")
-    repo.add_worktree(branch.checkout, name, branch.base)
+    branch = LocalBranch(repo, name, base, folder / "checkout")
+    repo.add_worktree(branch.checkout, name, base)
     return LocalTask(issue, branch, folder / "state", config, runner)
 
 
@@ -210,6 +229,7 @@ def run(task: LocalTask, out: TextIO) -> int:
         return 130
     finally:
         task.branch.repo.remove_worktree(task.branch.checkout)
+        printer.say(spent(task.state_dir))
     return 1 if state.phase is Phase.BLOCKED else 0
 
 

@@ -21,6 +21,7 @@ from workers.controller.effects import (
     PostNomerge,
     RunAgent,
     SetLabel,
+    Target,
 )
 from workers.controller.phases import Phase
 from workers.controller.state import HistoryEntry, WorkflowState
@@ -55,6 +56,10 @@ def outcome_line(state: WorkflowState) -> str:
     if state.phase is Phase.BLOCKED:
         return f"Outcome: BLOCKED: {reason}"
     return f"Outcome: stopped in {state.phase}"
+
+
+def _where(comment: PostComment) -> str:
+    return "PR" if comment.target is Target.PR else "issue"
 
 
 class EffectsPrinter:
@@ -116,21 +121,20 @@ class EffectsPrinter:
     def comment(self, effect: PostComment, state: WorkflowState) -> None:
         kind, data = effect.kind, effect.data
         if kind is CommentKind.STATUS:
-            ended = f": {state.end_reason}" if state.end_reason else ""
-            self.say(f"  status: {state.phase}{ended}")
+            self.say(f"  status comment updated: {state.phase}")
         elif kind is CommentKind.PLAN:
             self.block("Plan (comment on the issue)", data.get("plan", state.plan or ""))
         elif kind is CommentKind.FEEDBACK:
             self.feedback(effect)
         else:
             text = data.get("reason") or data.get("text") or data.get("summary", "")
-            self.block(f"{kind.value.replace('_', ' ')} (comment on the {effect.target})", text)
+            self.block(f"{kind.value.replace('_', ' ')} (comment on the {_where(effect)})", text)
 
     def feedback(self, effect: PostComment) -> None:
         data = effect.data
         title = (
             f"{data.get('phase')} iteration {data.get('iteration')}: judge says "
-            f"{data.get('verdict')} → {data.get('decision')} (comment on the {effect.target})"
+            f"{data.get('verdict')} → {data.get('decision')} (comment on the {_where(effect)})"
         )
         parts = [f"Judge: {data['feedback']}"] if data.get("feedback") else []
         review = data.get("review", "").strip()

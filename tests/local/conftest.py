@@ -42,9 +42,7 @@ def script(llm: FakeAnthropic, scenario: str) -> ScriptedModel:
 
 
 @pytest.fixture
-def env(
-    tmp_path: Path, llm: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
-) -> dict[str, str]:
+def env(tmp_path: Path, llm: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The settings of an in-process run (no .env: the working directory is empty)."""
     values = {
         "ANTHROPIC_API_KEY": llm.api_key,
