@@ -83,7 +83,12 @@ def scheduler(queue: Queue) -> Schedule:
 def run_step(key: str) -> str:
     """The RQ job for one step of a task (see workers.steps)."""
     rt = runtime()
-    return steps.advance(rt, key, lambda record: scheduling.schedule_step(rt.queue, record))
+    return steps.advance(
+        rt,
+        key,
+        lambda record: scheduling.schedule_step(rt.queue, record),
+        lambda busy: scheduling.schedule_recheck(rt.queue, busy),
+    )
 
 
 def sweep() -> int:

@@ -51,6 +51,27 @@ def schedule_step(queue: Queue, record: TaskRecord, cause: str = "") -> bool:
     return True
 
 
+RECHECK_AFTER = timedelta(seconds=40)  # past the lock's TTL
+
+
+def schedule_recheck(queue: Queue, key: str) -> bool:
+    """A step of `key` a little later: the lock it found held may belong to a dead worker."""
+    bucket = int(utcnow().timestamp() // 60)
+    try:
+        queue.enqueue_in(
+            RECHECK_AFTER,
+            STEP_JOB,
+            key,
+            job_id=step_job_id(key, 0, f"recheck{bucket}"),
+            unique=True,
+            timeout=STEP_TIMEOUT_S,
+            result_ttl=3600,
+        )
+    except DuplicateJobError:
+        return False
+    return True
+
+
 def stale_tasks(store: TaskStore) -> list[TaskRecord]:
     """Active tasks that wait for something but nobody has touched for a while."""
     cutoff = utcnow() - STALE_AFTER

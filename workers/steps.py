@@ -31,9 +31,10 @@ from workers.tasks.store import TaskBusy
 log = logging.getLogger("agentium.steps")
 
 Schedule = Callable[[TaskRecord], object]
+Recheck = Callable[[str], object]
 
 
-def advance(rt: Runtime, key: str, schedule: Schedule) -> str:
+def advance(rt: Runtime, key: str, schedule: Schedule, recheck: Recheck) -> str:
     """Run one step of the task `key`; returns a short word for the job's result."""
     try:
         with rt.store.locked(key):
@@ -50,7 +51,10 @@ def advance(rt: Runtime, key: str, schedule: Schedule) -> str:
                 schedule(driver.record)
             return result
     except TaskBusy:
-        return "busy"  # the step holding the lock schedules what comes next
+        # The holder schedules what comes next; if it died, its lock expires and the
+        # re-check (at most one per task and minute) carries on.
+        recheck(key)
+        return "busy"
 
 
 class Driver:

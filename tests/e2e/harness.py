@@ -9,6 +9,7 @@ see on GitHub. Used by the end-to-end tests and by `make demo`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -63,6 +64,7 @@ class Harness:
     llm: FakeAnthropic | None = None
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     port: int = 0
+    extra_files: dict[str, str] = field(default_factory=dict)  # added to the repository
 
     # starting and stopping
 
@@ -73,7 +75,7 @@ class Harness:
             app_id=APP_ID, public_key_pem=keys.public_pem, clock=SystemClock(), root=self.root
         ).start()
         self.github.add_installation(INSTALLATION)
-        self.github.add_repo(REPO, files=iniconfig_files())
+        self.github.add_repo(REPO, files=iniconfig_files() | self.extra_files)
         self.github.set_role(REPO, MAINTAINER, "admin")
         self.llm = FakeAnthropic(api_key=LLM_KEY).start()
         self.port = free_port()
@@ -107,14 +109,19 @@ class Harness:
         self.processes[name] = subprocess.Popen(
             [sys.executable, "-m", "workers.cli", *args],
             cwd=self.root, env=self.env(), stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: kill() takes its work-horse too
         )  # fmt: skip
 
     def start_worker(self, name: str) -> None:
         self.start_process(name, ["worker"])
 
     def kill(self, name: str) -> None:
+        """SIGKILL a process and all its descendants (a worker and its work-horse, which
+        RQ puts in a process group of its own), all at once, as a machine dying would."""
         process = self.processes.pop(name)
-        process.send_signal(signal.SIGKILL)
+        for pid in [process.pid, *descendants(process.pid)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         process.wait(timeout=10)
 
     def stop(self) -> None:
@@ -150,11 +157,25 @@ class Harness:
         assert self.github is not None
         self.github.add_issue(REPO, number, title, body)
 
-    def label(self, number: int, label: str = "agentium", user: str = MAINTAINER) -> httpx.Response:
+    def label(
+        self, number: int, label: str = "agentium", user: str = MAINTAINER, action: str = "labeled"
+    ) -> httpx.Response:
         data = payload("issues", "labeled")
+        data["action"] = action
         data["label"]["name"] = label
         data["sender"] = {**data["sender"], "login": user, "type": "User"}
         return self.deliver("issues", self._about(data, number))
+
+    def review(
+        self, number: int, pr: int, body: str, state: str = "changes_requested"
+    ) -> httpx.Response:
+        data = payload("pull_request_review", "submitted")
+        data["review"] = {**data["review"], "body": body, "state": state, "id": 9001}
+        data["pull_request"] = {**data["pull_request"], "number": pr}
+        data["sender"] = {**data["sender"], "login": MAINTAINER, "type": "User"}
+        data = self._about({**data, "issue": {}}, number)
+        del data["issue"]
+        return self.deliver("pull_request_review", data)
 
     def comment(self, number: int, body: str, user: str = MAINTAINER) -> httpx.Response:
         data = payload("issue_comment", "created.1")
@@ -167,7 +188,8 @@ class Harness:
         issue = self.github.repo(REPO).issues[number]
         data["issue"] = {**data["issue"], "number": number, "title": issue["title"],
                          "body": issue["body"], "labels": [], "pull_request": None}  # fmt: skip
-        data["repository"] = {**data["repository"], "full_name": REPO, "name": "iniconfig"}
+        repository = {"full_name": REPO, "name": "iniconfig", "default_branch": "main"}
+        data["repository"] = {**data["repository"], **repository}
         data["installation"] = {"id": INSTALLATION, "node_id": "MDIz"}
         return data
 
@@ -186,13 +208,19 @@ class Harness:
             client.close()
 
     def wait_finished(self, number: int, timeout: float = 120) -> TaskRecord:
-        def finished() -> bool:
-            record = self.record(number)
-            return record is not None and (
-                record.status is not TaskStatus.ACTIVE or record.workflow.paused is not None
-            )
+        def finished(record: TaskRecord) -> bool:
+            return record.status is not TaskStatus.ACTIVE or record.workflow.paused is not None
 
-        _wait(finished, timeout, f"task #{number} to finish", self.logs)
+        return self.wait_for(number, finished, timeout, "to finish")
+
+    def wait_for(
+        self, number: int, test: Callable[[TaskRecord], bool], timeout: float, what: str
+    ) -> TaskRecord:
+        def holds() -> bool:
+            record = self.record(number)
+            return record is not None and test(record)
+
+        _wait(holds, timeout, f"task #{number} {what}", self.logs)
         record = self.record(number)
         assert record is not None
         return record
@@ -212,6 +240,23 @@ class Harness:
             where = "issue" if comment.number == number else f"PR #{comment.number}"
             entries.append(f"[{where}] {comment.author}: {_first_line(comment.body)}")
         return entries
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`, read from /proc."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
 
 
 def _first_line(body: str) -> str:

@@ -52,9 +52,23 @@ class ScriptedModel:
         self.steps: deque[ScriptStep] = deque(steps)
         self.errors: list[str] = []
         self.edits = 0
+        self.calls = 0
+        self.hold_at: int | None = None  # the request (0-based) to hold until release()
+        self.reached = threading.Event()
+        self._release = threading.Event()
         self._lock = threading.Lock()
 
+    def release(self) -> None:
+        self._release.set()
+
+    def _hold(self) -> None:
+        index, self.calls = self.calls, self.calls + 1
+        if index == self.hold_at:
+            self.reached.set()
+            self._release.wait(timeout=120)
+
     def __call__(self, request: Recorded) -> Reply:
+        self._hold()
         with self._lock:
             role = role_of(request)
             if role is Role.WORKER and _last_is_tool_result(request):

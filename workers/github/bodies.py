@@ -106,12 +106,40 @@ def event_body(name: str, kind: str, data: Mapping[str, str]) -> str:
         "nothing_to_do": "### Nothing to do",
     }
     lines = [marker(name)]
+    if kind == "review_reply":
+        return review_reply_body(name, data)
     if kind in titles:
         lines += [titles[kind], "", reason]
         if resume:
             lines += ["", f"Comment `{resume}` to resume where it stopped."]
     else:
         lines.append(data.get("text", ""))
+    return "\n".join(lines) + "\n"
+
+
+_RESULTS = {
+    "ready": "the PR is ready for review again",
+    "nomerge": "the PR stays a draft (NOMERGE: see the comment below)",
+    "blocked": "the task is blocked",
+}
+
+
+def review_reply_body(name: str, data: Mapping[str, str]) -> str:
+    """The one answer to a human review round: what was done and how it ended."""
+    reviewers = ", ".join(f"@{u.strip()}" for u in data.get("user", "").split(",") if u.strip())
+    pushed = "pushed new commits" if data.get("commits") == "true" else "pushed no new commits"
+    result = _RESULTS.get(data.get("result", ""), data.get("result", ""))
+    lines = [
+        marker(name),
+        f"### Review round {data.get('round', '?')}: done",
+        "",
+        f"Thanks {reviewers or 'for the review'}: agentium addressed the review "
+        f"({data.get('reviews', '')}), {pushed}, and {result}.",
+        "",
+        data.get("summary", ""),
+    ]
+    if data.get("reason"):
+        lines += ["", f"Reason: {data['reason']}"]
     return "\n".join(lines) + "\n"
 
 

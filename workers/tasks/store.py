@@ -13,7 +13,7 @@ from redis.lock import Lock
 from config.keys import PREFIX
 from workers.tasks.record import TaskRecord, utcnow
 
-LOCK_TTL_S = 120  # renewed while the holder lives; a dead holder's lock expires soon
+LOCK_TTL_S = 30  # renewed every 10 s while the holder lives; a dead holder's expires soon
 LOCK_WAIT_S = 10
 
 
