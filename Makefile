@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint format bench clean system-deps
+.PHONY: run test lint format bench demo clean system-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
 	$(BIN)/python -m bench.context
 	$(BIN)/python -m bench.github_requests
+
+# Offline: the real processes against fake GitHub and Anthropic servers, two issues.
+demo: $(STAMP)
+	$(BIN)/python -m tests.e2e.demo
 
 clean:
 	rm -rf $(VENV) .data .mypy_cache .ruff_cache .pytest_cache
