@@ -103,13 +103,14 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
 
 def preload_runtime(settings: Settings) -> None:
     """Build the clients once, before forking a work-horse per job (they inherit them)."""
-    from workers import jobs, scheduling
+    from workers import jobs, reconcile, scheduling
 
     if settings.app_id is None:
         print("agentium: APP_ID is not set; tasks cannot run until it is", file=sys.stderr)
         return
     runtime = jobs.runtime()
     scheduling.schedule_sweep(runtime.queue)
+    reconcile.schedule_reconcile(runtime.queue)
 
 
 def _redis(settings: Settings, _args: argparse.Namespace) -> int:

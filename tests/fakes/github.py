@@ -223,15 +223,17 @@ class FakeGitHub:
             )
             self._record(request, route, answer.status_code, auth, None)
             return answer
+        headers: dict[str, str] = {}
         try:
             with self._lock:
-                status, payload = handler(
+                status, payload, *more = handler(
                     self, dict(request.path_params), body or {}, dict(request.query_params)
                 )
+            headers = more[0] if more else {}  # a handler may add headers (a Link)
         except HttpError as error:
             status, payload = error.status, error.body
         self._record(request, route, status, auth, body)
-        return JSONResponse(payload, status)
+        return JSONResponse(payload, status, headers=headers)
 
     def _route(self, method: str, template: str, auth: str, handler: Any) -> Route:
         route = f"{method} {template}"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from tests.fakes import github_data as data
 from tests.fakes.github_contents import get_contents
+from tests.fakes.github_deliveries import list_deliveries, redeliver
 from tests.fakes.github_graphql import graphql
 from tests.fakes.github_state import Comment, Pull, Repo
 
@@ -280,6 +281,8 @@ def update_check(fake: FakeGitHub, p: dict[str, str], body: Any, q: dict[str, st
 ROUTES: list[tuple[str, str, str, Any]] = [
     # (method, path template, auth, handler)
     ("POST", "/app/installations/{installation_id}/access_tokens", "app", mint_token),
+    ("GET", "/app/hook/deliveries", "app", list_deliveries),
+    ("POST", "/app/hook/deliveries/{delivery_id}/attempts", "app", redeliver),
     ("GET", "/repos/{owner}/{repo}/issues/{issue_number}", "installation", get_issue),
     ("GET", "/repos/{owner}/{repo}/contents/{path:path}", "installation", get_contents),
     ("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", "installation", list_comments),
