@@ -1,0 +1,42 @@
+"""The bot's `.env` (every secret, for `make run`) is not readable by an agent's command.
+
+A hole found by issue 7's review: the sandbox binds the whole system read-only, so a
+command could read the `.env` in the worker's working directory. It is masked now.
+Outside `/tmp`, since the sandbox's `/tmp` is private anyway.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from workers.agents.sandbox import Sandbox
+from workers.agents.settings import SandboxSettings
+
+BWRAP = shutil.which("bwrap")
+pytestmark = pytest.mark.skipif(BWRAP is None, reason="bubblewrap is not installed")
+
+
+@pytest.fixture
+def workdir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    root = Path(tempfile.mkdtemp(prefix="agentium-sbx-", dir="/var/tmp"))
+    try:
+        (root / ".env").write_text("WEBHOOK_SECRET=env-file-secret\n")
+        (root / ".data" / "checkout").mkdir(parents=True)
+        monkeypatch.chdir(root)
+        yield root
+    finally:
+        shutil.rmtree(root)
+
+
+def test_the_settings_file_is_masked(workdir: Path) -> None:
+    sandbox = Sandbox(SandboxSettings(), BWRAP)
+    checkout = workdir / ".data" / "checkout"
+    result = sandbox.run(f"cat {workdir}/.env ../../.env; ls -a {workdir}", checkout)
+    assert result.sandboxed
+    assert "env-file-secret" not in result.output
+    assert ".data" in result.output  # the rest of the directory is there
