@@ -72,7 +72,7 @@ class Driver:
         self.handle_inbox()
         if not self.wants_agent():
             return "idle" if self.active else f"task_{self.record.status.value}"
-        self.session.workspace.prepare()
+        self.prepare()
         effect = pending_agent(self.record.workflow, self.config.limits)
         assert effect is not None
         context = self.session.agent_context(self.config)
@@ -80,6 +80,14 @@ class Driver:
         outcome = runner.run(effect, context, self.session.checkout(self.rt))
         self.apply(outcome)
         return f"ran_{effect.role.value.lower()}"
+
+    def prepare(self) -> None:
+        """The checkout at the task's last pushed commit and its state files, on any worker."""
+        workspace, head = self.session.workspace, self.record.head_sha
+        workspace.prepare()
+        if head is not None:
+            workspace.sync_to(head)
+        self.session.files.restore()
 
     @property
     def active(self) -> bool:
@@ -135,11 +143,13 @@ class Driver:
         self.session.effects.perform(transition.effects, transition.state)
         record.workflow = transition.state
         record.pr_number = self.session.effects.pr_number or record.pr_number
+        record.head_sha = self.session.workspace.pushed_head() or record.head_sha
         record.steps += 1
         if transition.state.phase.is_terminal and transition.state.paused is None:
             record.status = TaskStatus.FINISHED
             record.status_reason = transition.state.end_reason or transition.state.phase.value
         self.rt.store.save(record)
+        self.session.files.save(record.steps)
 
     def close(self, status: TaskStatus, reason: str) -> None:
         self.record.status = status

@@ -20,6 +20,7 @@ from workers.gitops.runner import Git
 from workers.gitops.workspace import GitWorkspace, workspace_path
 from workers.repoconfig import EffectiveConfig
 from workers.runtime import Runtime
+from workers.statesync import StateSync
 from workers.tasks.record import TaskRecord
 
 
@@ -35,6 +36,7 @@ class TaskSession:
     workspace: GitWorkspace
     effects: GitHubEffects
     state_dir: Path
+    files: StateSync
 
     def checkout(self, rt: Runtime) -> LocalGit:
         return LocalGit(self.workspace.path, author=rt.identity.name, email=rt.identity.email)
@@ -96,7 +98,9 @@ def open_session(rt: Runtime, record: TaskRecord) -> TaskSession:
     )
     info = TaskInfo(ref, record.trigger_user, run=record.trigger_delivery)
     effects = GitHubEffects(gh, rt.redis, info, workspace)
-    return TaskSession(record, ref, gh, workspace, effects, state_dir(root, record))
+    state = state_dir(root, record)
+    files = StateSync(rt.redis, record.key, state)
+    return TaskSession(record, ref, gh, workspace, effects, state, files)
 
 
 def state_dir(root: Path, record: TaskRecord) -> Path:

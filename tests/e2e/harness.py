@@ -104,13 +104,16 @@ class Harness:
             "QUEUE_NAME": "agentium-e2e",
         }
 
-    def start_process(self, name: str, args: list[str]) -> None:
+    def start_process(
+        self, name: str, args: list[str], env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         log = (self.root / f"{name}.log").open("ab")
-        self.processes[name] = subprocess.Popen(
+        process = self.processes[name] = subprocess.Popen(
             [sys.executable, "-m", "workers.cli", *args],
-            cwd=self.root, env=self.env(), stdout=log, stderr=subprocess.STDOUT,
+            cwd=self.root, env=self.env() | (env or {}), stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: kill() takes its work-horse too
         )  # fmt: skip
+        return process
 
     def start_worker(self, name: str) -> None:
         self.start_process(name, ["worker"])

@@ -157,5 +157,25 @@ class GitWorkspace:
         self._local("update-ref", self._tracking, head)
         return PushResult(head, base, pushed=True)
 
+    def pushed_head(self) -> str | None:
+        """The last commit this checkout pushed to the task branch (no network)."""
+        if not (self.path / ".git").is_dir():
+            return None  # cleaned up when the task ended
+        found = self._local("rev-parse", "--verify", "--quiet", self._tracking, check=False)
+        return found or None
+
+    def sync_to(self, commit: str) -> None:
+        """Put the branch at `commit`, the one the task last pushed, whoever pushed it.
+
+        A step on a worker whose checkout is older (another worker ran the last steps) or
+        holds what a killed step left behind starts from exactly the recorded commit.
+        """
+        if self.head() == commit and not self._local("status", "--porcelain"):
+            return
+        self._remote("fetch", "--no-tags", "origin", f"+refs/heads/{self.branch}:{self._tracking}")
+        self._local("checkout", "-q", "-B", self.branch, commit)
+        self._local("reset", "-q", "--hard", commit)
+        self._local("clean", "-q", "-fdx")
+
     def cleanup(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)

@@ -45,6 +45,7 @@ class TaskRecord(BaseModel):
     issue_body: str = ""  # the goal, as the trigger's payload gave it (untrusted text)
     base_sha: str | None = None  # the commit the task's branch starts from
     repo_config: str | None = None  # .github/agentium.yml at base_sha, None when absent
+    head_sha: str | None = None  # the task branch's last pushed commit
     steps: int = 0  # saved steps; names the next step job
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
