@@ -16,9 +16,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from bot.dashboard.access import DashboardGuard, guarded
+from bot.dashboard.reader import TaskReader
+from bot.dashboard.rows import Links
+from bot.dashboard.views import DashboardViews, dashboard_routes
 from bot.dispatch import Dispatcher, DispatcherThread
 from bot.intake import Intake
 from bot.logs import configure_logging
+from bot.metrics import MetricsEndpoint, ReceiverMetrics
 from bot.webhooks import WebhookReceiver
 from config.settings import Settings, load_settings
 
@@ -52,7 +57,12 @@ def create_app(
     settings.require("webhook_secret", "redis_url")
     assert settings.webhook_secret is not None
     clients = clients or build_clients(settings)
-    receiver = WebhookReceiver(settings.webhook_secret.get_secret_value(), Intake(clients.redis))
+    metrics = ReceiverMetrics()
+    receiver = WebhookReceiver(
+        settings.webhook_secret.get_secret_value(), Intake(clients.redis), observer=metrics
+    )
+    reader, guard = TaskReader(clients.redis), DashboardGuard(settings.dashboard_token)
+    scrape = MetricsEndpoint(metrics, reader, settings.queue_name)
 
     async def healthz(request: Request) -> Response:
         try:
@@ -79,6 +89,8 @@ def create_app(
     routes = [
         Route(WEBHOOK_PATH, receiver.handle, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/metrics", guarded(guard, scrape, redirect=False), methods=["GET"]),
+        *dashboard_routes(DashboardViews(reader, Links(settings.git_base_url)), guard),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 

@@ -6,6 +6,7 @@ import logging
 import re
 import time
 from dataclasses import replace
+from typing import Protocol
 
 from redis.exceptions import RedisError
 from starlette.requests import Request
@@ -26,16 +27,34 @@ class BodyTooLarge(Exception):
     pass
 
 
+class DeliveryObserver(Protocol):
+    """Counts deliveries in memory (``bot.metrics.ReceiverMetrics``); no I/O."""
+
+    def observe(self, event: str, decision: str | None, status: int, seconds: float) -> None: ...
+
+
 class WebhookReceiver:
-    def __init__(self, secret: str, intake: Intake, max_body: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        secret: str,
+        intake: Intake,
+        max_body: int = MAX_BODY_BYTES,
+        observer: DeliveryObserver | None = None,
+    ) -> None:
         self._secret = secret
         self._intake = intake
         self._max_body = max_body
+        self._observer = observer
 
     async def handle(self, request: Request) -> Response:
         started = time.perf_counter()
         response, classified = await self._answer(request)
         _log_delivery(request, response, classified, started)
+        if self._observer is not None:
+            decision = classified.decision.value if classified else None
+            event = request.headers.get("x-github-event", "")
+            elapsed = time.perf_counter() - started
+            self._observer.observe(event, decision, response.status_code, elapsed)
         return response
 
     async def _answer(self, request: Request) -> tuple[Response, Classified | None]:

@@ -44,6 +44,14 @@ class Settings(BaseSettings):
     log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
     data_dir: Path = Path(".data")
     queue_name: str = Field(default="agentium", pattern=r"^[A-Za-z0-9_.-]+$")
+    dashboard_token: SecretStr | None = Field(
+        default=None,
+        min_length=16,
+        description=(
+            "Required (as a bearer token, or once as `?token=`) to see `/tasks` and `/metrics`;"
+            " when unset, only loopback clients may see them."
+        ),
+    )
 
     @field_validator("private_key", mode="before")
     @classmethod
