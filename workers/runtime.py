@@ -93,7 +93,9 @@ def anthropic_adapter(settings: Settings, agent_settings: AgentSettings) -> LLMA
 def build_runner(
     settings: Settings, agent_settings: AgentSettings, adapters: dict[str, LLMAdapter]
 ) -> AgentRunner:
-    hidden = [settings.data_dir.resolve()]
+    # Masked in the sandbox: the bot's data, its settings file (every secret of `make run`)
+    # and the key file.
+    hidden = [settings.data_dir.resolve(), Path(".env").resolve()]
     if settings.private_key_path is not None:
         hidden.append(settings.private_key_path.resolve())
     sandbox = Sandbox(agent_settings.sandbox, shutil.which("bwrap"), hidden=hidden)

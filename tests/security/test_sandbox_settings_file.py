@@ -1,7 +1,8 @@
 """The bot's `.env` (every secret, for `make run`) is not readable by an agent's command.
 
 A hole found by issue 7's review: the sandbox binds the whole system read-only, so a
-command could read the `.env` in the worker's working directory. It is masked now.
+command could read the `.env` in the worker's working directory. The worker's runtime
+masks it now.
 Outside `/tmp`, since the sandbox's `/tmp` is private anyway.
 """
 
@@ -14,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from workers.agents.sandbox import Sandbox
-from workers.agents.settings import SandboxSettings
+from config.settings import load_settings
+from workers.agents.settings import load_default_agent_settings
+from workers.runtime import build_runner
 
 BWRAP = shutil.which("bwrap")
 pytestmark = pytest.mark.skipif(BWRAP is None, reason="bubblewrap is not installed")
@@ -34,7 +36,8 @@ def workdir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def test_the_settings_file_is_masked(workdir: Path) -> None:
-    sandbox = Sandbox(SandboxSettings(), BWRAP)
+    runner = build_runner(load_settings({}), load_default_agent_settings(), {})
+    sandbox = runner.deps.sandbox  # as the worker builds it
     checkout = workdir / ".data" / "checkout"
     result = sandbox.run(f"cat {workdir}/.env ../../.env; ls -a {workdir}", checkout)
     assert result.sandboxed

@@ -6,9 +6,9 @@
 - Inside bubblewrap when it is installed: the whole system read-only, the checkout
   writable except its ``.git`` (hooks written there would run outside the sandbox), a
   private ``/tmp``, no network, its own PID namespace, killed with its parent. Paths in
-  ``hidden`` (the data directory, a key file) are masked, and so is the settings file
-  ``.env`` of the working directory, which may hold every secret of the bot. Without
-  bubblewrap the result says so in its first line.
+  ``hidden`` (the caller passes the data directory, the key file and the settings file
+  ``.env``, which may hold every secret of the bot) are masked. Without bubblewrap the
+  result says so in its first line.
 - The output (stdout and stderr together) is read incrementally: the first and last half of
   ``output_cap_bytes`` are kept and the rest is counted and dropped, so a command printing
   100 MB costs no memory.
@@ -32,7 +32,6 @@ from workers.agents.settings import SandboxSettings
 
 SANDBOX_TMP = "/tmp"  # noqa: S108 (a private tmpfs inside the sandbox)
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "REDIS_URL")
-SETTINGS_FILE = Path(".env")  # config.settings reads it from the working directory
 NOT_SANDBOXED = "[not sandboxed: bubblewrap is not installed; network and files are not isolated]"
 
 
@@ -106,7 +105,7 @@ class Sandbox:
     ) -> None:
         self.settings = settings
         self.bwrap = bwrap
-        self.hidden = (*hidden, SETTINGS_FILE.resolve())
+        self.hidden = tuple(hidden)
 
     @property
     def isolated(self) -> bool:
