@@ -24,6 +24,7 @@ from bot.dispatch import Dispatcher, DispatcherThread
 from bot.intake import Intake
 from bot.logs import configure_logging
 from bot.metrics import MetricsEndpoint, ReceiverMetrics
+from bot.setup import create_setup_app, in_setup_mode
 from bot.webhooks import WebhookReceiver
 from config.settings import Settings, load_settings
 
@@ -96,7 +97,12 @@ def create_app(
 
 
 def create_app_from_env() -> Starlette:
-    """uvicorn's factory: `uvicorn --factory bot.app:create_app_from_env`."""
+    """uvicorn's factory: `uvicorn --factory bot.app:create_app_from_env`.
+
+    Without APP_ID and WEBHOOK_SECRET it serves the first-run setup instead (bot/setup.py).
+    """
     settings = load_settings()
     configure_logging(settings.log_level)
+    if in_setup_mode(settings):
+        return create_setup_app(settings)
     return create_app(settings)

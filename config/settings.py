@@ -27,23 +27,85 @@ class Settings(BaseSettings):
         env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
     )
 
-    app_id: int | None = Field(default=None, gt=0)
-    app_slug: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,33}$")
-    private_key: SecretStr | None = None
-    private_key_path: Path | None = None
-    webhook_secret: SecretStr | None = None
-    redis_url: str | None = Field(default=None, pattern=r"^(redis|rediss|unix)://")
-    anthropic_api_key: SecretStr | None = None
-    anthropic_base_url: str | None = Field(default=None, pattern=r"^https?://")
-    github_api_url: str = Field(default="https://api.github.com", pattern=r"^https?://")
-    github_git_url: str | None = Field(default=None, pattern=r"^https?://")
-    github_write_interval_s: float = Field(default=1.0, ge=0, le=60)
-    port: int = Field(default=3000, ge=1, le=65535)
-    host: str = "127.0.0.1"
-    workers: int = Field(default=2, ge=1, le=64)
-    log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
-    data_dir: Path = Path(".data")
-    queue_name: str = Field(default="agentium", pattern=r"^[A-Za-z0-9_.-]+$")
+    app_id: int | None = Field(
+        default=None,
+        gt=0,
+        description="The GitHub App's id. With neither it nor `WEBHOOK_SECRET` set, `make run` "
+        "serves the first-run setup page.",
+    )
+    app_slug: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9-]{0,33}$",
+        description="The App's slug; its bot user `SLUG[bot]` triggers a task when assigned.",
+    )
+    private_key: SecretStr | None = Field(
+        default=None, description="The App's PEM key; one line with literal `\\n` is accepted."
+    )
+    private_key_path: Path | None = Field(
+        default=None, description="Or a path to the PEM file (when `PRIVATE_KEY` is unset)."
+    )
+    webhook_secret: SecretStr | None = Field(
+        default=None,
+        description="The App's webhook secret; required by `web`, and by `run` outside setup.",
+    )
+    redis_url: str | None = Field(
+        default=None,
+        pattern=r"^(redis|rediss|unix)://",
+        description="An existing Redis; when unset, `make run` starts a private one.",
+    )
+    anthropic_api_key: SecretStr | None = Field(
+        default=None, description="The Anthropic API key of the agents."
+    )
+    anthropic_base_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://",
+        description="Another Anthropic-compatible endpoint (default: the SDK's).",
+    )
+    github_api_url: str = Field(
+        default="https://api.github.com",
+        pattern=r"^https?://",
+        description="GitHub's REST API: GitHub Enterprise Server or a test server.",
+    )
+    github_git_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://",
+        description="Where repositories are cloned from (default: derived from the API URL).",
+    )
+    github_web_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://",
+        description="GitHub's web pages, where setup registers the App (default: derived "
+        "from the API URL).",
+    )
+    public_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://",
+        description="The public address that reaches `PORT` (a tunnel or webhook proxy), put "
+        "in the App's webhook URL by setup (default: the setup page's own address).",
+    )
+    github_write_interval_s: float = Field(
+        default=1.0,
+        ge=0,
+        le=60,
+        description="Seconds between content-creating writes per installation (0..60).",
+    )
+    port: int = Field(default=3000, ge=1, le=65535, description="Where the web process listens.")
+    host: str = Field(default="127.0.0.1", description="The address the web process binds.")
+    workers: int = Field(
+        default=2, ge=1, le=64, description="RQ worker processes started by `make run` (1..64)."
+    )
+    log_level: str = Field(
+        default="INFO",
+        pattern=r"^(DEBUG|INFO|WARNING|ERROR)$",
+        description="`DEBUG`, `INFO`, `WARNING` or `ERROR`.",
+    )
+    data_dir: Path = Field(
+        default=Path(".data"),
+        description="Where the embedded Redis and the task checkouts keep their data.",
+    )
+    queue_name: str = Field(
+        default="agentium", pattern=r"^[A-Za-z0-9_.-]+$", description="The RQ queue."
+    )
     dashboard_token: SecretStr | None = Field(
         default=None,
         min_length=16,

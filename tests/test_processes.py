@@ -109,7 +109,8 @@ def test_healthz_follows_redis(tmp_path: Path) -> None:
 
 
 def test_run_refuses_to_start_without_a_webhook_secret(tmp_path: Path) -> None:
-    env = base_env(tmp_path, free_port()) | {"PYTHONPATH": str(ROOT)}
+    # With an APP_ID; with neither, `run` serves the first-run setup (tests/setup/).
+    env = base_env(tmp_path, free_port()) | {"PYTHONPATH": str(ROOT), "APP_ID": "4242"}
     del env["WEBHOOK_SECRET"]
     result = subprocess.run(
         [sys.executable, "-m", "workers.cli", "run"], cwd=tmp_path, env=env,

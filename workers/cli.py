@@ -46,8 +46,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(settings: Settings, _args: argparse.Namespace) -> int:
+    from bot.setup import in_setup_mode
     from workers.supervisor import Supervisor
 
+    if in_setup_mode(settings):
+        return _run_setup(settings)
     try:
         settings.require("webhook_secret")
     except SettingsError as exc:
@@ -60,6 +63,20 @@ def _run(settings: Settings, _args: argparse.Namespace) -> int:
         f"(webhooks: /api/github/webhooks, health: /healthz); "
         f"{settings.workers} worker(s); Redis at {env['REDIS_URL']}"
         + (" (embedded)" if supervisor.redis else ""),
+        flush=True,
+    )
+    return supervisor.wait()
+
+
+def _run_setup(settings: Settings) -> int:
+    """First run: Redis and the web process serving the setup page, no workers."""
+    from workers.supervisor import Supervisor
+
+    supervisor = Supervisor(settings, setup=True)
+    supervisor.start()
+    print(
+        f"agentium: no GitHub App configured yet; open http://{settings.host}:{settings.port}/ "
+        "to register one (setup mode: no workers)",
         flush=True,
     )
     return supervisor.wait()

@@ -26,6 +26,7 @@ class Supervisor:
     settings: Settings
     children: list[subprocess.Popen[bytes]] = field(default_factory=list)
     redis: EmbeddedRedis | None = None
+    setup: bool = False  # first-run setup: the web process only, no workers
 
     def start(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -33,7 +34,7 @@ class Supervisor:
             self.redis = EmbeddedRedis(data_dir=self.settings.data_dir).start()
             env["REDIS_URL"] = self.redis.url
         self.children.append(_spawn(web_command(self.settings), env))
-        for _ in range(self.settings.workers):
+        for _ in range(0 if self.setup else self.settings.workers):
             command = [sys.executable, "-m", "workers.cli", "worker"]
             self.children.append(_spawn(command, env))
         return env

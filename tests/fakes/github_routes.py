@@ -9,6 +9,7 @@ from tests.fakes import github_data as data
 from tests.fakes.github_contents import get_contents
 from tests.fakes.github_deliveries import list_deliveries, redeliver
 from tests.fakes.github_graphql import graphql
+from tests.fakes.github_manifest import convert as convert_manifest
 from tests.fakes.github_state import Comment, Pull, Repo
 
 if TYPE_CHECKING:
@@ -327,4 +328,5 @@ ROUTES: list[tuple[str, str, str, Any]] = [
     ("POST", "/repos/{owner}/{repo}/check-runs", "installation", create_check),
     ("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", "installation", update_check),
     ("POST", "/graphql", "installation", graphql),
+    ("POST", "/app-manifests/{code}/conversions", "none", convert_manifest),
 ]

@@ -1,0 +1,3 @@
+from tests.fakes.github_fixtures import clock, fake_github
+
+__all__ = ["clock", "fake_github"]
