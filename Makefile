@@ -22,11 +22,18 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# bubblewrap sandboxes the agents' commands; the tests exercise it when it is installed.
+# Debian packages the tests exercise: bubblewrap (the agents' sandbox) and chromium (the
+# dashboard seen in a real browser). Installed when missing and we are root; otherwise the
+# tests that need them say so and skip.
+SYSTEM_PACKAGES := bwrap:bubblewrap chromium:chromium
 system-deps:
-	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-	  { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } ; } || \
-	  echo "make: bubblewrap not installed; agent commands will run without the sandbox"
+	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
+	  command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing \
+	      >/dev/null || echo "make: could not install$$missing"; \
+	  else echo "make: not installed:$$missing (the tests that need them skip)"; fi; fi
 
 test: lint system-deps
 	$(BIN)/python -m pytest
