@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
-from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
+from prometheus_client.exposition import generate_latest
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 from redis.exceptions import RedisError
@@ -26,6 +26,9 @@ from bot.events import EVENT_ACTIONS
 from config import keys
 
 MAX_TASKS = 5000
+# Prometheus' classic text format, which generate_latest writes for these (legacy) names;
+# every Prometheus version reads it.
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 KNOWN_EVENTS = frozenset({*EVENT_ACTIONS, "ping"})
 
@@ -99,5 +102,6 @@ class MetricsEndpoint:
         except (RedisError, OSError):
             up = 0.0
         families.append(GaugeMetricFamily("agentium_redis_up", "Redis answered", value=up))
-        text = generate_latest(_Families(families))
-        return Response(text, media_type=CONTENT_TYPE_PLAIN_0_0_4)
+        registry = CollectorRegistry()
+        registry.register(_Families(families))
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE)
