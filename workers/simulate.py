@@ -30,20 +30,13 @@ from workers.controller.effects import (
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.limits import Limits
 from workers.controller.outcomes import (
-    AgentFailed,
-    AssessorDone,
-    BudgetExceeded,
-    HumanCommand,
     HumanReview,
-    JudgeDone,
-    Outcome,
-    ReviewerDone,
     Start,
-    WorkerDone,
 )
 from workers.controller.phases import WORK_PHASES, Phase, Role
 from workers.controller.review import accepts_review, batch_reviews, mention
 from workers.controller.scenario import Scenario, ScenarioError, ScriptStep, load_scenario
+from workers.controller.scripted import scripted_outcome
 from workers.controller.spend import ModelSpend, with_usage
 from workers.controller.state import HistoryEntry, WorkflowState
 from workers.controller.transitions import Transition, step
@@ -126,27 +119,6 @@ class _Trace:
         self.lines.append(f"  → Review by {mention(review.user)}{ids} queued until COMPLETE")
 
 
-def _outcome(item: ScriptStep, phase: Phase) -> Outcome:
-    if item.command is not None:
-        return HumanCommand(item.command, item.user)
-    if item.kind == "review":
-        return HumanReview(item.text or "", item.user, item.reviews)
-    if item.kind == "budget":
-        assert item.role is not None
-        return BudgetExceeded(item.role, item.error)
-    if item.kind == "fail":
-        assert item.role is not None
-        return AgentFailed(item.role, item.error)
-    if item.role is Role.WORKER:
-        commits = item.commits if item.commits is not None else phase is not Phase.PLAN
-        return WorkerDone(item.text or "", made_commits=commits)
-    if item.role is Role.ASSESSOR:
-        return AssessorDone(item.text)
-    if item.role is Role.REVIEWER:
-        return ReviewerDone(item.text or "")
-    return JudgeDone(item.text)
-
-
 def _pending(transition: Transition) -> RunAgent | None:
     return next((e for e in transition.effects if isinstance(e, RunAgent)), None)
 
@@ -180,7 +152,7 @@ def _run(scenario: Scenario, trace: _Trace) -> WorkflowState:
             spent = with_usage(state, ModelSpend.model_validate(item.usage), model=item.model)
             transition = Transition(spent, transition.effects)
             continue
-        outcome = _outcome(item, state.phase)
+        outcome = scripted_outcome(item, state.phase)
         if isinstance(outcome, HumanReview) and not accepts_review(state):
             queued.append(outcome)
             trace.queued(outcome)

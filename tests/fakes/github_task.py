@@ -14,17 +14,11 @@ from pathlib import Path
 
 from workers.controller.effects import Effect
 from workers.controller.outcomes import (
-    AgentFailed,
-    AssessorDone,
-    HumanCommand,
-    JudgeDone,
-    Outcome,
-    ReviewerDone,
     Start,
     WorkerDone,
 )
-from workers.controller.phases import Phase, Role
-from workers.controller.scenario import ScriptStep, load_scenario
+from workers.controller.scenario import load_scenario
+from workers.controller.scripted import scripted_outcome
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
 from workers.github.effects import GitHubEffects
@@ -37,22 +31,6 @@ SCENARIOS = Path(__file__).parent.parent / "scenarios"
 class Run:
     state: WorkflowState
     effects: list[Effect] = field(default_factory=list)
-
-
-def _outcome(item: ScriptStep, phase: Phase) -> Outcome:
-    if item.command is not None:
-        return HumanCommand(item.command, item.user)
-    if item.kind == "fail":
-        assert item.role is not None
-        return AgentFailed(item.role, item.error)
-    if item.role is Role.WORKER:
-        commits = item.commits if item.commits is not None else phase is not Phase.PLAN
-        return WorkerDone(item.text or "", made_commits=commits)
-    if item.role is Role.ASSESSOR:
-        return AssessorDone(item.text)
-    if item.role is Role.REVIEWER:
-        return ReviewerDone(item.text or "")
-    return JudgeDone(item.text)
 
 
 def drive(
@@ -76,7 +54,7 @@ def drive(
     run.effects += transition.effects
     for item in script.steps:
         state = transition.state
-        outcome = _outcome(item, state.phase)
+        outcome = scripted_outcome(item, state.phase)
         if isinstance(outcome, WorkerDone) and outcome.made_commits:
             _work(workspace, state)
         transition = step(state, outcome, limits, now=next(clock))
