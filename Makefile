@@ -42,9 +42,10 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Receiver load, prompt-context growth and GitHub requests per task; prints the figures.
+# Receiver load, tasks under load, prompt-context growth and GitHub requests per task.
 bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
+	$(BIN)/python -m bench.tasks
 	$(BIN)/python -m bench.context
 	$(BIN)/python -m bench.github_requests
 

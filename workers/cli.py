@@ -100,22 +100,13 @@ def _web(settings: Settings, _args: argparse.Namespace) -> int:
 
 
 def _worker(settings: Settings, args: argparse.Namespace) -> int:
-    from redis import Redis
-    from rq import Queue, Worker
-
     from bot.logs import configure_logging
+    from workers.worker_loop import run_worker
 
     settings.require("redis_url")
     configure_logging(settings.log_level)
     preload_runtime(settings)
-    connection = Redis.from_url(str(settings.redis_url))
-    queue = Queue(settings.queue_name, connection=connection)
-    # A short TTL and maintenance interval let another worker pick up a dead one's job soon.
-    worker = Worker(
-        [queue], connection=connection, name=args.name, worker_ttl=30, maintenance_interval=30
-    )
-    worker.work(burst=args.burst, with_scheduler=True, logging_level=settings.log_level)
-    return 0
+    return run_worker(settings, name=args.name, burst=args.burst)
 
 
 def preload_runtime(settings: Settings) -> None:

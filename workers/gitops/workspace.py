@@ -89,8 +89,11 @@ class GitWorkspace:
         return self._git.run(*args, cwd=self.path, check=check).stdout.strip()
 
     def prepare(self) -> Path:
-        """Clone unless the checkout exists; continue the pushed branch if there is one."""
-        if (self.path / ".git").is_dir():
+        """Clone unless the checkout exists; continue the pushed branch if there is one.
+
+        A checkout counts once it is complete (`agentium.ready`): one left half-made by a
+        worker killed mid-clone is made again rather than used forever."""
+        if (self.path / ".git").is_dir() and self._local("config", "agentium.ready", check=False):
             return self.path
         self.path.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.path, ignore_errors=True)
@@ -114,6 +117,7 @@ class GitWorkspace:
             self._local("checkout", "-B", self.branch, self._tracking)
         else:
             self._local("checkout", "-b", self.branch)
+        self._local("config", "agentium.ready", "true")
         return self.path
 
     def base_branch(self) -> str:

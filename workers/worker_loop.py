@@ -1,0 +1,82 @@
+"""`agentium worker`: an RQ worker that outlives a Redis outage and is found dead soon.
+
+RQ's own loop waits out a Redis it cannot reach while it waits for a job, but a
+connection error anywhere else (a heartbeat, maintenance, the end of a job) makes it
+quit. A long-running worker that returns without being asked to stop is therefore
+started again here, with backoff, a bounded number of times.
+
+A job's heartbeat lives `job_monitoring_interval + HEARTBEAT_GRACE_S` seconds (RQ's own
+grace is 60 s), so the job of a worker that died is found abandoned and retried in about
+half a minute, like the task lock expires; the parent process renews it every
+`job_monitoring_interval` seconds while the work-horse runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from redis import Redis
+from redis.exceptions import RedisError
+from rq import Queue, Worker
+from rq.job import Job
+
+from config.settings import Settings
+
+log = logging.getLogger("agentium.worker")
+
+MONITOR_EVERY_S = 10
+HEARTBEAT_GRACE_S = 20
+MAINTENANCE_EVERY_S = 10  # finds abandoned jobs; a lock makes it one worker at a time
+MAX_RESTARTS = 1000
+BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0)
+
+
+class AgentiumWorker(Worker):
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        rq_ttl = int(super().get_heartbeat_ttl(job, working_time))
+        return min(rq_ttl, int(self.job_monitoring_interval) + HEARTBEAT_GRACE_S)
+
+
+def new_worker(settings: Settings, name: str | None) -> AgentiumWorker:
+    connection = Redis.from_url(str(settings.redis_url))
+    return AgentiumWorker(
+        [Queue(settings.queue_name, connection=connection)],
+        connection=connection,
+        name=name,
+        worker_ttl=30,
+        maintenance_interval=MAINTENANCE_EVERY_S,
+        job_monitoring_interval=MONITOR_EVERY_S,
+    )
+
+
+def work_once(worker: Worker, settings: Settings, burst: bool, max_jobs: int | None) -> bool:
+    """Run the worker until it returns; True when it stopped as asked (not on an error)."""
+    try:
+        worker.work(
+            burst=burst, with_scheduler=True, logging_level=settings.log_level, max_jobs=max_jobs
+        )
+    except RedisError:
+        log.exception("worker lost Redis")
+        return False
+    asked = worker._stop_requested or worker._shutdown_requested_date is not None  # a signal
+    return bool(burst or max_jobs is not None or asked)
+
+
+def run_worker(
+    settings: Settings, *, name: str | None, burst: bool = False, max_jobs: int | None = None
+) -> int:
+    """Work until asked to stop; a worker that quits on an error starts again."""
+    for attempt in range(MAX_RESTARTS):
+        worker_name = name if attempt == 0 or name is None else f"{name}-{attempt}"
+        try:
+            worker = new_worker(settings, worker_name)
+        except RedisError:
+            log.exception("cannot build the worker")
+        else:
+            if work_once(worker, settings, burst, max_jobs):
+                return 0
+        wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
+        log.warning("worker quit unexpectedly; starting again", extra={"in_s": wait})
+        time.sleep(wait)
+    return 1
