@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     worker = sub.add_parser("worker", help="one RQ worker")
     worker.add_argument("--name", default=None)
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    worker.add_argument("--max-jobs", type=int, default=None, help="exit after this many jobs")
     sub.add_parser("redis", help="only the embedded Redis, in the foreground")
     simulate = sub.add_parser("simulate", help="run the phase controller on a scenario file")
     simulate.add_argument("scenario")
@@ -106,7 +107,7 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     settings.require("redis_url")
     configure_logging(settings.log_level)
     preload_runtime(settings)
-    return run_worker(settings, name=args.name, burst=args.burst)
+    return run_worker(settings, name=args.name, burst=args.burst, max_jobs=args.max_jobs)
 
 
 def preload_runtime(settings: Settings) -> None:
