@@ -172,11 +172,13 @@ class GitWorkspace:
         """Put the branch at `commit`, the one the task last pushed, whoever pushed it.
 
         A step on a worker whose checkout is older (another worker ran the last steps) or
-        holds what a killed step left behind starts from exactly the recorded commit.
+        holds what a killed step left behind starts from exactly the recorded commit. The
+        remote branch is fetched every time: a killed step may have pushed from another
+        checkout, and a push leased on a stale tracking ref would be refused forever.
         """
+        self._remote("fetch", "--no-tags", "origin", f"+refs/heads/{self.branch}:{self._tracking}")
         if self.head() == commit and not self._local("status", "--porcelain"):
             return
-        self._remote("fetch", "--no-tags", "origin", f"+refs/heads/{self.branch}:{self._tracking}")
         self._local("checkout", "-q", "-B", self.branch, commit)
         self._local("reset", "-q", "--hard", commit)
         self._local("clean", "-q", "-fdx")
