@@ -94,6 +94,23 @@ def test_push_refuses_to_overwrite_commits_it_has_not_seen(
     assert fake_github.branch_sha(REPO, BRANCH) == theirs.head()
 
 
+def test_a_push_whose_record_a_kill_lost_is_pushed_over(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    """Killed between `git push` and updating the tracking ref: the next push still works."""
+    ws = tasks.workspace()
+    ws.prepare()
+    _change(ws, "one\n")
+    first = ws.commit("IMPLEMENT", 1)
+    ws.push()
+    _git(ws.path, "update-ref", "-d", f"refs/remotes/origin/{BRANCH}")  # the lost record
+    _change(ws, "two\n")
+    second = ws.commit("IMPLEMENT", 2)
+    assert ws.push().pushed
+    assert fake_github.branch_sha(REPO, BRANCH) == second
+    assert _git(ws.path, "rev-parse", f"{second}~1") == first
+
+
 def test_shallow_clone_pushes_with_an_explicit_lease(
     tasks: TaskFactory, fake_github: FakeGitHub, clients: GitHubClients, tmp_path: Path
 ) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers.gitops.runner import Git
+from workers.gitops.runner import Git, GitError
 
 BRANCH_PREFIX = "agentium/issue-"
 
@@ -156,17 +156,45 @@ class GitWorkspace:
         expected = self.remote_head()
         if expected == head:
             return PushResult(head, base, pushed=False)
-        lease = f"--force-with-lease=refs/heads/{self.branch}:{expected or ''}"
-        self._remote("push", "-q", lease, "origin", f"HEAD:refs/heads/{self.branch}")
+        try:
+            self._push_leased(expected)
+        except GitError:
+            # The lease is stale when a killed step pushed after this checkout last looked
+            # (or between its push and the update of the tracking ref). Look again: if the
+            # branch holds nothing this checkout lacks, push on the fresh lease; otherwise
+            # somebody else's commits are there and the push stays refused.
+            fresh = self._fetch_branch()
+            if fresh is None or not self._contains(fresh):
+                raise
+            if fresh != head:
+                self._push_leased(fresh)
         self._local("update-ref", self._tracking, head)
         return PushResult(head, base, pushed=True)
+
+    def _push_leased(self, expected: str | None) -> None:
+        lease = f"--force-with-lease=refs/heads/{self.branch}:{expected or ''}"
+        self._remote("push", "-q", lease, "origin", f"HEAD:refs/heads/{self.branch}")
+
+    def _fetch_branch(self) -> str | None:
+        """The remote branch's commit, fetched into the tracking ref; None if there is none."""
+        listed = self._remote("ls-remote", "--heads", "origin", f"refs/heads/{self.branch}")
+        if not listed.strip():
+            return None
+        self._remote("fetch", "--no-tags", "origin", f"+refs/heads/{self.branch}:{self._tracking}")
+        return self.remote_head()
+
+    def _contains(self, commit: str) -> bool:
+        """Whether HEAD already has `commit` (so pushing HEAD loses nothing)."""
+        done = self._git.run(
+            "merge-base", "--is-ancestor", commit, "HEAD", cwd=self.path, check=False
+        )
+        return done.returncode == 0
 
     def pushed_head(self) -> str | None:
         """The last commit this checkout pushed to the task branch (no network)."""
         if not (self.path / ".git").is_dir():
             return None  # cleaned up when the task ended
-        found = self._local("rev-parse", "--verify", "--quiet", self._tracking, check=False)
-        return found or None
+        return self.remote_head()
 
     def sync_to(self, commit: str) -> None:
         """Put the branch at `commit`, the one the task last pushed, whoever pushed it.
