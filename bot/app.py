@@ -8,7 +8,10 @@ from dataclasses import dataclass
 
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
+from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 from rq import Queue
 from starlette.applications import Starlette
@@ -43,10 +46,23 @@ def build_clients(settings: Settings) -> Clients:
     """Redis clients that fail fast (a webhook must get its 503 in time, not in seconds)."""
     settings.require("redis_url")
     url = str(settings.redis_url)
+    # Two quick retries on a dropped connection: a pooled connection that a Redis restart
+    # closed is replaced at once instead of failing the delivery with a 503.
     retry = Retry(ExponentialBackoff(cap=0.1, base=0.01), 2)
-    sync_redis = Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=5.0, retry=retry)
+    errors = [RedisConnectionError, RedisTimeoutError]
+    sync_redis = Redis.from_url(
+        url, socket_connect_timeout=1.0, socket_timeout=5.0, retry=retry, retry_on_error=errors
+    )
+    async_retry = AsyncRetry(ExponentialBackoff(cap=0.1, base=0.01), 2)
+    async_redis = AsyncRedis.from_url(
+        url,
+        socket_connect_timeout=1.0,
+        socket_timeout=2.0,
+        retry=async_retry,
+        retry_on_error=errors,
+    )
     return Clients(
-        redis=AsyncRedis.from_url(url, socket_connect_timeout=1.0, socket_timeout=2.0, retry=retry),
+        redis=async_redis,
         sync_redis=sync_redis,
         queue=Queue(settings.queue_name, connection=sync_redis),
     )
