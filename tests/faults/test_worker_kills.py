@@ -88,12 +88,6 @@ def done(record: TaskRecord | None) -> bool:
     return record is not None and record.status is not TaskStatus.ACTIVE
 
 
-@pytest.mark.xfail(
-    reason="open bug: a step killed after its task's first push leaves the branch on GitHub; "
-    "a checkout made before that push leases its next push on 'no branch' and is refused "
-    "(stale info) on every retry (workers/gitops/workspace.py push)",
-    strict=False,
-)
 def test_every_task_completes_once_despite_20_kills(bot: Harness) -> None:
     assert bot.llm is not None and bot.redis_server is not None
     model = SteadyModel()
