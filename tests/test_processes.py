@@ -128,3 +128,14 @@ def test_bad_setting_is_named(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 2
     assert "PORT" in result.stderr
+
+
+def test_an_app_without_its_key_is_named_before_anything_starts(tmp_path: Path) -> None:
+    env = base_env(tmp_path, free_port()) | {"PYTHONPATH": str(ROOT), "APP_ID": "7"}
+    result = subprocess.run(
+        [sys.executable, "-m", "workers.cli", "run"], cwd=tmp_path, env=env,
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "APP_SLUG, PRIVATE_KEY" in result.stderr
+    assert "Traceback" not in result.stderr

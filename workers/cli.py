@@ -52,8 +52,12 @@ def _run(settings: Settings, _args: argparse.Namespace) -> int:
 
     if in_setup_mode(settings):
         return _run_setup(settings)
+    # An App needs all of its credentials: say which are missing before anything starts.
+    needed = (
+        ("webhook_secret", "app_slug", "private_key") if settings.app_id else ("webhook_secret",)
+    )
     try:
-        settings.require("webhook_secret")
+        settings.require(*needed)
     except SettingsError as exc:
         print(f"agentium: {exc} (set it in the environment or in .env)", file=sys.stderr)
         return 2
@@ -104,7 +108,13 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     from bot.logs import configure_logging
     from workers.worker_loop import run_worker
 
-    settings.require("redis_url")
+    try:
+        settings.require("redis_url")
+        if settings.app_id:
+            settings.require("app_slug", "private_key")
+    except SettingsError as exc:
+        print(f"agentium: {exc} (set it in the environment or in .env)", file=sys.stderr)
+        return 2
     configure_logging(settings.log_level)
     preload_runtime(settings)
     return run_worker(settings, name=args.name, burst=args.burst, max_jobs=args.max_jobs)
