@@ -17,7 +17,6 @@ previous call of the same agent, and that share. Targets:
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -38,8 +37,8 @@ from workers.agents.prompts import Prompts
 from workers.agents.retry import RetryPolicy
 from workers.agents.roles import spec_for
 from workers.agents.runner import AgentDeps, AgentRunner
-from workers.agents.sandbox import Sandbox
-from workers.agents.settings import load_default_agent_settings
+from workers.agents.sandbox import Sandbox, SandboxUnavailable, open_sandbox
+from workers.agents.settings import SandboxSettings, load_default_agent_settings
 from workers.agents.task import TaskContext
 from workers.controller.effects import RunAgent
 from workers.controller.limits import load_default_workflow_config
@@ -91,12 +90,23 @@ def _runner(fake: FakeAnthropic) -> AgentRunner:
     deps = AgentDeps(
         adapters={"anthropic": adapter},
         routing=load_default_routing(),
-        sandbox=Sandbox(sandbox_settings, shutil.which("bwrap")),
+        sandbox=_sandbox(sandbox_settings),
         prompts=Prompts(),
         settings=settings,
         clock=time.monotonic,
     )
     return AgentRunner(deps)
+
+
+def _sandbox(settings: SandboxSettings) -> Sandbox:
+    """The worker's sandbox with this interpreter's virtualenv readable (its ``python``
+    runs the tests); unconfined, and saying so, where bubblewrap cannot work."""
+    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    readable = [p for p in prefixes if not p.is_relative_to("/usr")]
+    try:
+        return open_sandbox(settings, readable=readable)
+    except SandboxUnavailable:
+        return Sandbox(settings, None)
 
 
 def run_task(work: Path, fake: FakeAnthropic) -> list[tuple[RunAgent, int, int]]:

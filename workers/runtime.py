@@ -7,7 +7,6 @@ sandbox); everything below receives a `Runtime` or the parts it needs.
 from __future__ import annotations
 
 import random
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from workers.agents.pricing import load_default_prices
 from workers.agents.prompts import Prompts
 from workers.agents.retry import RetryPolicy
 from workers.agents.runner import AgentDeps, AgentRunner
-from workers.agents.sandbox import Sandbox
+from workers.agents.sandbox import Sandbox, open_sandbox
 from workers.agents.settings import AgentSettings, load_default_agent_settings
 from workers.controller.limits import WorkflowConfig, load_default_workflow_config
 from workers.controller.routing import load_default_routing
@@ -90,19 +89,31 @@ def anthropic_adapter(settings: Settings, agent_settings: AgentSettings) -> LLMA
     return AnthropicAdapter(client, load_default_prices(), policy, sleep=time.sleep, now=time.time)
 
 
-def build_runner(
-    settings: Settings, agent_settings: AgentSettings, adapters: dict[str, LLMAdapter]
-) -> AgentRunner:
-    # Masked in the sandbox: the bot's data, its settings file (every secret of `make run`)
-    # and the key file.
+def build_sandbox(settings: Settings, agent_settings: AgentSettings) -> Sandbox:
+    """The agents' sandbox; raises SandboxUnavailable (with what to install) when
+    bubblewrap does not work here, unless AGENTIUM_UNSAFE_NO_SANDBOX is set."""
+    # Masked if they fall inside something a command sees: the bot's data, its settings
+    # file (every secret of `make run`) and the key file. Otherwise they are absent anyway.
     hidden = [settings.data_dir.resolve(), Path(".env").resolve()]
     if settings.private_key_path is not None:
         hidden.append(settings.private_key_path.resolve())
-    sandbox = Sandbox(agent_settings.sandbox, shutil.which("bwrap"), hidden=hidden)
+    return open_sandbox(
+        agent_settings.sandbox, unsafe=settings.agentium_unsafe_no_sandbox, hidden=hidden
+    )
+
+
+def require_sandbox(settings: Settings) -> None:
+    """Refuse to start a worker whose agents' commands could not be confined."""
+    build_sandbox(settings, load_default_agent_settings())
+
+
+def build_runner(
+    settings: Settings, agent_settings: AgentSettings, adapters: dict[str, LLMAdapter]
+) -> AgentRunner:
     deps = AgentDeps(
         adapters=adapters,
         routing=load_default_routing(),
-        sandbox=sandbox,
+        sandbox=build_sandbox(settings, agent_settings),
         prompts=Prompts(),
         settings=agent_settings,
         clock=time.monotonic,
