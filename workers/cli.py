@@ -61,6 +61,8 @@ def _run(settings: Settings, _args: argparse.Namespace) -> int:
     except SettingsError as exc:
         print(f"agentium: {exc} (set it in the environment or in .env)", file=sys.stderr)
         return 2
+    if not _sandbox_works(settings):
+        return 2
     supervisor = Supervisor(settings)
     env = supervisor.start()
     print(
@@ -115,9 +117,24 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     except SettingsError as exc:
         print(f"agentium: {exc} (set it in the environment or in .env)", file=sys.stderr)
         return 2
+    if not _sandbox_works(settings):
+        return 2
     configure_logging(settings.log_level)
     preload_runtime(settings)
     return run_worker(settings, name=args.name, burst=args.burst, max_jobs=args.max_jobs)
+
+
+def _sandbox_works(settings: Settings) -> bool:
+    """Whether agents' commands can be confined here; if not, say how to fix it."""
+    from workers.agents.sandbox import SandboxUnavailable
+    from workers.runtime import require_sandbox
+
+    try:
+        require_sandbox(settings)
+    except SandboxUnavailable as exc:
+        print(f"agentium: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def preload_runtime(settings: Settings) -> None:

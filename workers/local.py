@@ -13,7 +13,8 @@ the title, the rest the body. The repository's ``.github/agentium.yml`` at HEAD 
 feedback and judge verdict, the outcome, and the branch's commits.
 
 Exit status: 0 the task ended (ready, NOMERGE or nothing to do), 1 BLOCKED, 2 it could not
-start (missing key, not a repository, dirty tree, bad issue file or settings), 130 Ctrl-C.
+start (missing key, not a repository, dirty tree, bad issue file or settings, no working
+bubblewrap), 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from config.settings import Settings, SettingsError, load_settings
 from workers.agents.budget import Spend
 from workers.agents.gitview import LocalGit
 from workers.agents.runner import AgentRunner
+from workers.agents.sandbox import SandboxUnavailable
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.controller.errors import ControllerError
@@ -237,7 +239,7 @@ def main(argv: Sequence[str]) -> int:
     args = parser().parse_args(list(argv))
     try:
         task = prepare(args, api_settings())
-    except (LocalError, SettingsError, ControllerError) as error:
+    except (LocalError, SettingsError, ControllerError, SandboxUnavailable) as error:
         print(f"agentium local: {error}", file=sys.stderr)
         return 2
     return run(task, sys.stdout)

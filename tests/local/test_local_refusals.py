@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,23 @@ def test_a_missing_key_is_named(
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     err = refused(["--repo", str(repo), "--issue-file", str(issue_file)], capsys)
     assert "ANTHROPIC_API_KEY" in err
+    assert BRANCH not in branches(repo)
+
+
+def test_without_bubblewrap_nothing_starts(
+    repo: Path,
+    issue_file: Path,
+    env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tools = tmp_path / "bin"  # git, but no bubblewrap
+    tools.mkdir()
+    (tools / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    monkeypatch.setenv("PATH", str(tools))
+    err = refused(["--repo", str(repo), "--issue-file", str(issue_file)], capsys)
+    assert err.startswith("agentium local: bubblewrap") and "apt-get install bubblewrap" in err
     assert BRANCH not in branches(repo)
 
 
