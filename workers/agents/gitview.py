@@ -2,16 +2,20 @@
 
 :class:`Checkout` is the seam (the controller side may pass its own implementation from
 ``workers/gitops``); :class:`LocalGit` shells out to git on the checkout. Every command runs
-with hooks disabled, so nothing the agent wrote into the tree runs outside the sandbox.
+with ``SAFE_CONFIG`` (no hooks, no fsmonitor) in an environment without the worker's
+secrets or the host's git config, and repositories nested in the tree are removed before a
+commit, so nothing the agent wrote into the tree runs outside the sandbox.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Protocol
 
-_SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+from workers.gitops.hardening import SAFE_CONFIG, drop_nested_repositories
+from workers.gitops.runner import base_env
 
 
 class Checkout(Protocol):
@@ -41,8 +45,9 @@ class LocalGit:
 
     def _git(self, *args: str) -> str:
         done = subprocess.run(
-            ["git", *_SAFE, *self.identity, *args],
+            ["git", *SAFE_CONFIG, *self.identity, *args],
             cwd=self.root,
+            env=base_env(Path(os.devnull)),
             capture_output=True,
             text=True,
             errors="replace",
@@ -59,6 +64,7 @@ class LocalGit:
         return bool(self._git("status", "--porcelain", "--untracked-files=all").strip())
 
     def commit_all(self, message: str) -> str | None:
+        drop_nested_repositories(self.root)
         if not self.is_dirty():
             return None
         self._git("add", "-A")

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers.gitops.hardening import drop_nested_repositories
 from workers.gitops.runner import Git, GitError
 
 BRANCH_PREFIX = "agentium/issue-"
@@ -137,7 +138,9 @@ class GitWorkspace:
         }
 
     def commit(self, phase: str, iteration: int, summary: str = "") -> str | None:
-        """Commit every change as the bot user; the new commit, or None if nothing changed."""
+        """Commit every change as the bot user; the new commit, or None if nothing changed.
+        Repositories nested in the checkout are removed first (see ``hardening``)."""
+        drop_nested_repositories(self.path)
         self._local("add", "-A")
         if self._git.run("diff", "--cached", "--quiet", cwd=self.path, check=False).returncode == 0:
             return None

@@ -34,6 +34,7 @@ _PROBE = "echo ok > .agentium-probe && grep '^CapEff' /proc/self/status && readl
 )
 _NO_CAPS = "0000000000000000"
 
+
 class SandboxUnavailable(RuntimeError):
     """Agents' commands cannot be confined here; the message says what to install."""
 
@@ -82,7 +83,7 @@ def self_test(bwrap: Bubblewrap, run_as: HostIdentity) -> str | None:
         return "a command could not write its checkout"
     if not any(line.startswith("CapEff") and line.endswith(_NO_CAPS) for line in lines):
         return "a command kept capabilities"
-    host = {os.readlink(f"/proc/self/ns/{name}") for name in _NAMESPACES}
+    host = {str(Path(f"/proc/self/ns/{name}").readlink()) for name in _NAMESPACES}
     if host & set(lines):
         return "a command shared the worker's namespaces"
     return None
