@@ -17,9 +17,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from workers.agents.sandbox.bwrap import (
@@ -30,7 +32,7 @@ from workers.agents.sandbox.bwrap import (
     unprivileged_argv,
 )
 from workers.agents.sandbox.mounts import SANDBOX_TMP, BindError, Binds, checked, mount_args
-from workers.agents.sandbox.ownership import Owner, hand_over
+from workers.agents.sandbox.ownership import Owner, lent
 from workers.agents.sandbox.process import Finished, execute
 from workers.agents.sandbox.result import CommandResult
 from workers.agents.settings import SandboxSettings
@@ -122,10 +124,7 @@ class Sandbox:
         if self.bwrap is None:
             return self._unconfined(command, checkout, limit)
         binds = self.binds(checkout, writable, readable)
-        worker, lent = Owner(os.getuid(), os.getgid()), self._lent_to()
-        if lent is not None:
-            hand_over(binds.writable, worker, lent, lend=True)
-        try:
+        with self._lent(binds.writable):
             finished = execute(
                 lambda fd: self.argv(command, binds, network=network, info_fd=fd),
                 scrubbed_env(self.settings, SANDBOX_TMP),
@@ -134,15 +133,14 @@ class Sandbox:
                 limit=limit,
                 info=self.bwrap.has("--info-fd"),
             )
-        finally:
-            if lent is not None:
-                hand_over(binds.writable, lent, worker, lend=False)
         return _result(finished, sandboxed=True)
 
-    def _lent_to(self) -> Owner | None:
-        """Who owns the writable trees during a run: ``run_as`` when the worker is root."""
+    def _lent(self, writable: Sequence[Path]) -> AbstractContextManager[None]:
+        """A root worker lends the writable trees to ``run_as`` for the run."""
+        if not self.as_root:
+            return contextlib.nullcontext()
         user = self.settings.run_as
-        return Owner(user.uid, user.gid) if self.as_root else None
+        return lent(writable, Owner(os.getuid(), os.getgid()), Owner(user.uid, user.gid))
 
     def _unconfined(self, command: str, checkout: Path, limit: float) -> CommandResult:
         """Only with AGENTIUM_UNSAFE_NO_SANDBOX: the shell in the checkout, a private HOME."""
