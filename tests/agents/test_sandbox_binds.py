@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.agents.conftest import make_checkout, needs_bwrap
-from workers.agents.sandbox import BindError, Sandbox
+from workers.agents.sandbox import BindError, Sandbox, core
+from workers.agents.sandbox.mounts import resolver_files
 
 pytestmark = needs_bwrap
 
@@ -124,3 +125,22 @@ def test_a_hidden_path_inside_a_bound_tree_is_masked(
     assert "masked" not in result.output
     with pytest.raises(BindError, match="hidden"):
         confined.run("true", checkout, readable=[shared / "private"])
+
+
+def test_a_run_with_the_network_sees_a_resolver_that_lives_under_run(
+    sandbox: Sandbox, checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """systemd-resolved's /etc/resolv.conf links to /run/systemd/resolve/..."""
+    target = tmp_path / "run" / "stub-resolv.conf"
+    target.parent.mkdir()
+    target.write_text("nameserver 127.0.0.53\n")
+    (tmp_path / "resolv.conf").symlink_to(target)
+    system = sandbox.settings.system_paths
+    assert resolver_files(system, tmp_path / "resolv.conf") == [target]
+    assert resolver_files(system, Path("/etc/hostname")) == []  # inside /etc anyway
+    assert resolver_files(("/etc", str(tmp_path)), tmp_path / "resolv.conf") == []
+    monkeypatch.setattr(
+        core, "resolver_files", lambda s: resolver_files(s, tmp_path / "resolv.conf")
+    )
+    assert "nameserver" in sandbox.run(f"cat {target}", checkout, network=True).output
+    assert "nameserver" not in sandbox.run(f"cat {target}", checkout).output

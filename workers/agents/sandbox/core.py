@@ -31,7 +31,14 @@ from workers.agents.sandbox.bwrap import (
     root_argv,
     unprivileged_argv,
 )
-from workers.agents.sandbox.mounts import SANDBOX_TMP, BindError, Binds, checked, mount_args
+from workers.agents.sandbox.mounts import (
+    SANDBOX_TMP,
+    BindError,
+    Binds,
+    checked,
+    mount_args,
+    resolver_files,
+)
 from workers.agents.sandbox.ownership import Owner, lent
 from workers.agents.sandbox.process import Finished, execute
 from workers.agents.sandbox.result import CommandResult
@@ -123,7 +130,8 @@ class Sandbox:
         limit = timeout if timeout is not None else self.settings.timeout_seconds
         if self.bwrap is None:
             return self._unconfined(command, checkout, limit)
-        binds = self.binds(checkout, writable, readable)
+        resolver = resolver_files(self.settings.system_paths) if network else []
+        binds = self.binds(checkout, writable, [*readable, *resolver])
         with self._lent(binds.writable):
             finished = execute(
                 lambda fd: self.argv(command, binds, network=network, info_fd=fd),

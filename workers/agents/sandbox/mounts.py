@@ -44,6 +44,15 @@ def checked(path: Path | str, system: Sequence[str]) -> Path:
     return resolved
 
 
+def resolver_files(system: Sequence[str], conf: Path = Path("/etc/resolv.conf")) -> list[Path]:
+    """For a run with the network: the resolver's file when ``/etc/resolv.conf`` links out
+    of the system directories (systemd-resolved puts it under ``/run``, which is absent)."""
+    target = conf.resolve()
+    if not target.is_file() or any(target.is_relative_to(p) for p in system):
+        return []
+    return [target]
+
+
 @dataclass(frozen=True)
 class Binds:
     """What one run binds, all paths checked. ``writable[0]`` is the command's directory."""
