@@ -30,6 +30,7 @@ import anthropic
 
 from bench.context_script import ISSUE_BODY, ISSUE_TITLE, replies
 from tests.fakes.anthropic import FakeAnthropic, prompt_bytes, shared_prefix
+from tests.interpreter import python_paths
 from workers.agents.anthropic_adapter import AnthropicAdapter
 from workers.agents.gitview import LocalGit
 from workers.agents.pricing import load_default_prices
@@ -101,10 +102,8 @@ def _runner(fake: FakeAnthropic) -> AgentRunner:
 def _sandbox(settings: SandboxSettings) -> Sandbox:
     """The worker's sandbox with this interpreter's virtualenv readable (its ``python``
     runs the tests); unconfined, and saying so, where bubblewrap cannot work."""
-    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
-    readable = [p for p in prefixes if not p.is_relative_to("/usr")]
     try:
-        return open_sandbox(settings, readable=readable)
+        return open_sandbox(settings, readable=python_paths(settings))
     except SandboxUnavailable:
         return Sandbox(settings, None)
 

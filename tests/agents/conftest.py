@@ -13,6 +13,7 @@ import anthropic
 import pytest
 
 from tests.fakes.anthropic import FakeAnthropic
+from tests.interpreter import python_paths
 from workers.agents.anthropic_adapter import AnthropicAdapter
 from workers.agents.gitview import LocalGit
 from workers.agents.pricing import load_default_prices
@@ -27,14 +28,6 @@ from workers.controller.routing import parse_routing
 REPOS = Path(__file__).parent.parent / "corpus" / "repos"
 BWRAP = Bubblewrap.find()
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap (or prlimit) is not installed")
-
-
-def python_paths() -> tuple[Path, ...]:
-    """The bot's own virtualenv and its interpreter, bound read-only so that the venv's
-    ``python`` runs inside the sandbox (the system directories are there anyway)."""
-    system = [Path(p) for p in SandboxSettings().system_paths]
-    found = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
-    return tuple(sorted(p for p in found if not any(p.is_relative_to(s) for s in system)))
 
 
 @pytest.fixture
