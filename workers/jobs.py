@@ -18,13 +18,14 @@ from rq import Queue, get_current_job
 from config import keys
 from config.defaults import load_bot_defaults
 from config.settings import Settings, load_settings
-from workers import scheduling, steps
-from workers.apply import Schedule, apply_intent
-from workers.intents import Ignore, Rules, decide
-from workers.payloads import Event
-from workers.repo_labels import RepoLabels
+from workers.engine import driver as steps
+from workers.engine import scheduling
+from workers.engine.repo_settings import trigger_label_of
+from workers.intake.apply import Schedule, apply_intent
+from workers.intake.intents import Ignore, Rules, decide
+from workers.intake.payloads import Event
+from workers.intake.repo_labels import RepoLabels
 from workers.runtime import Runtime, build_runtime
-from workers.steps_config import trigger_label_of
 from workers.tasks.store import TaskStore
 
 log = logging.getLogger("agentium.jobs")
@@ -81,7 +82,7 @@ def scheduler(queue: Queue) -> Schedule:
 
 
 def run_step(key: str) -> str:
-    """The RQ job for one step of a task (see workers.steps)."""
+    """The RQ job for one step of a task (see workers.engine.driver)."""
     rt = runtime()
     return steps.advance(
         rt,

@@ -13,7 +13,7 @@ from bot.app import WEBHOOK_PATH, create_app
 from bot.logs import JsonFormatter
 from config.settings import load_settings
 from tests.support import SECRET, delivery_headers, encode, payload
-from workers.intents import Rules
+from workers.intake.intents import Rules
 from workers.jobs import process_delivery
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.harness import REPO, Harness
-from workers.controller.scenario import load_scenario
+from workers.offline.scenario import load_scenario
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 pytestmark = pytest.mark.slow

@@ -1,8 +1,8 @@
 """Reviews that are not on the bot's PR reach no task: a fork's PR, another repository's PR.
 
-A review on another PR of the same repository: tests/workers/test_jobs.py
+A review on another PR of the same repository: tests/intake/test_deliveries.py
 (test_review_on_another_pr_does_nothing); a reviewer without write permission is refused
-before the review is accepted (workers/steps.py, workers/github/permissions.py).
+before the review is accepted (workers/engine/driver.py, workers/github/permissions.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import redis
 from rq import Queue
 
 from tests.support import payload
-from workers.intents import Rules
+from workers.intake.intents import Rules
 from workers.jobs import process_delivery, scheduler
 from workers.tasks.record import task_key
 from workers.tasks.store import TaskStore

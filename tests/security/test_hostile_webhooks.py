@@ -22,7 +22,7 @@ from bot.webhooks import MAX_BODY_BYTES
 from config import keys
 from config.settings import load_settings
 from tests.support import SECRET, encode, payload, sign
-from workers.intents import Rules
+from workers.intake.intents import Rules
 from workers.jobs import process_stored
 
 EVENTS = ["issues", "issue_comment", "pull_request_review", "ping", "push", "", "ISSUES", "a b"]

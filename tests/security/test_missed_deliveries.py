@@ -13,7 +13,7 @@ from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_deliveries import DeliveryLog, deliveries
 from workers.github.client import GitHubClients
-from workers.reconcile import (
+from workers.intake.reconcile import (
     RECONCILE_JOB,
     failed_deliveries,
     reconcile,

@@ -17,14 +17,14 @@ from workers.controller.errors import OutcomeMismatch
 from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
+from workers.engine.repo_settings import config_text_at, effective_config
+from workers.engine.reviews import REVIEW_KINDS, as_review, reviews_waiting
+from workers.engine.session import TaskSession, open_session
 from workers.github import permissions
 from workers.github.comments import post_once
-from workers.repo_labels import remember
+from workers.intake.repo_labels import remember
 from workers.repoconfig import RepoConfigError, defaults_only, format_config_error
 from workers.runtime import Runtime
-from workers.steps_config import config_text_at, effective_config
-from workers.steps_reviews import REVIEW_KINDS, as_review, reviews_waiting
-from workers.task_session import TaskSession, open_session
 from workers.tasks.record import TaskRecord, TaskStatus
 from workers.tasks.store import TaskBusy
 

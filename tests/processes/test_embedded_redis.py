@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from workers.embedded_redis import EmbeddedRedis, port_open
+from workers.processes.embedded_redis import EmbeddedRedis, port_open
 
 
 def test_data_survives_a_restart(tmp_path: Path) -> None:

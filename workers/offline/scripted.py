@@ -14,7 +14,7 @@ from workers.controller.outcomes import (
     WorkerDone,
 )
 from workers.controller.phases import Phase, Role
-from workers.controller.scenario import ScriptStep
+from workers.offline.scenario import ScriptStep
 
 
 def scripted_outcome(item: ScriptStep, phase: Phase) -> Outcome:

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from tests.agents.conftest import git
-from tests.local.conftest import BRANCH, branches
-from workers import local
+from tests.offline.conftest import BRANCH, branches
 from workers.gitops.runner import Git
-from workers.local import repo_config
-from workers.local_repo import LocalError, open_repo, read_issue, slug
+from workers.offline import local
+from workers.offline.local import repo_config
+from workers.offline.local_repo import LocalError, open_repo, read_issue, slug
 
 
 def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workers.payloads import Event
+from workers.intake.payloads import Event
 
 COMMAND = re.compile(r"^\s*/agentium[ \t]+([a-z]+)\b(.*)$", re.MULTILINE)
 

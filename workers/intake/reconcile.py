@@ -13,7 +13,7 @@ delivery that failed for a reason that may pass (no answer or a timeout: status 
 Other 4xx answers (bad signature, malformed body, over 25 MB) are the receiver's considered
 answer; sent again, they would get it again. The listing is bounded: the last ``LOOKBACK``
 and at most ``MAX_PAGES`` pages. The job runs every ``RECONCILE_EVERY``, schedules its
-successor and is seeded by every worker at start, like the sweep (``workers.scheduling``):
+successor and is seeded by every worker at start, like the sweep (``workers.engine.scheduling``):
 one job id per interval, so the chains of several workers merge into one.
 """
 
@@ -38,7 +38,7 @@ from workers.tasks.record import utcnow
 
 log = logging.getLogger("agentium.reconcile")
 
-RECONCILE_JOB = "workers.reconcile.reconcile_job"
+RECONCILE_JOB = "workers.intake.reconcile.reconcile_job"
 RECONCILE_EVERY = timedelta(minutes=5)
 LOOKBACK = timedelta(hours=1)
 MAX_PAGES = 10

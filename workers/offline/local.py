@@ -37,15 +37,15 @@ from workers.agents.taskfiles import TaskFiles
 from workers.controller.errors import ControllerError
 from workers.controller.outcomes import Start
 from workers.controller.phases import Phase
-from workers.controller.scenario import load_scenario
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import pending_agent, step
+from workers.engine.repo_settings import config_text_at, effective_config
 from workers.gitops.runner import Git
-from workers.local_printer import EffectsPrinter
-from workers.local_repo import Issue, LocalError, LocalRepo, open_repo, read_issue, slug
+from workers.offline.local_printer import EffectsPrinter
+from workers.offline.local_repo import Issue, LocalError, LocalRepo, open_repo, read_issue, slug
+from workers.offline.scenario import load_scenario
 from workers.repoconfig import EffectiveConfig, load_repo_config_defaults
 from workers.runtime import anthropic_adapter, build_runner
-from workers.steps_config import config_text_at, effective_config
 
 LOCAL_ISSUE = 0  # no GitHub issue: the agents and commit messages see #0
 AUTHOR = ("agentium", "agentium@localhost")

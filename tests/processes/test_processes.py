@@ -16,12 +16,12 @@ import pytest
 import redis
 
 from tests.support import SECRET, delivery_headers, encode, payload
-from workers.embedded_redis import EmbeddedRedis, free_port, port_open
+from workers.processes.embedded_redis import EmbeddedRedis, free_port, port_open
 from workers.tasks.record import task_key
 from workers.tasks.store import TaskStore
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 
 
 def wait_for(predicate: object, timeout: float = 20.0) -> None:
@@ -43,7 +43,7 @@ def base_env(tmp_path: Path, port: int) -> dict[str, str]:
 def running_bot(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int, str]]:
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "workers.cli", "run"],
+        [sys.executable, "-m", "workers.processes.cli", "run"],
         cwd=tmp_path, env=base_env(tmp_path, port) | {"PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
@@ -87,7 +87,7 @@ def test_healthz_follows_redis(tmp_path: Path) -> None:
     port = free_port()
     env = base_env(tmp_path, port) | {"REDIS_URL": server.url, "PYTHONPATH": str(ROOT)}
     web = subprocess.Popen(
-        [sys.executable, "-m", "workers.cli", "web"], cwd=tmp_path, env=env,
+        [sys.executable, "-m", "workers.processes.cli", "web"], cwd=tmp_path, env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
@@ -113,7 +113,7 @@ def test_run_refuses_to_start_without_a_webhook_secret(tmp_path: Path) -> None:
     env = base_env(tmp_path, free_port()) | {"PYTHONPATH": str(ROOT), "APP_ID": "4242"}
     del env["WEBHOOK_SECRET"]
     result = subprocess.run(
-        [sys.executable, "-m", "workers.cli", "run"], cwd=tmp_path, env=env,
+        [sys.executable, "-m", "workers.processes.cli", "run"], cwd=tmp_path, env=env,
         capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert result.returncode == 2
@@ -123,7 +123,7 @@ def test_run_refuses_to_start_without_a_webhook_secret(tmp_path: Path) -> None:
 def test_bad_setting_is_named(tmp_path: Path) -> None:
     env = base_env(tmp_path, free_port()) | {"PYTHONPATH": str(ROOT), "PORT": "eighty"}
     result = subprocess.run(
-        [sys.executable, "-m", "workers.cli", "run"], cwd=tmp_path, env=env,
+        [sys.executable, "-m", "workers.processes.cli", "run"], cwd=tmp_path, env=env,
         capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert result.returncode == 2
@@ -133,7 +133,7 @@ def test_bad_setting_is_named(tmp_path: Path) -> None:
 def test_an_app_without_its_key_is_named_before_anything_starts(tmp_path: Path) -> None:
     env = base_env(tmp_path, free_port()) | {"PYTHONPATH": str(ROOT), "APP_ID": "7"}
     result = subprocess.run(
-        [sys.executable, "-m", "workers.cli", "run"], cwd=tmp_path, env=env,
+        [sys.executable, "-m", "workers.processes.cli", "run"], cwd=tmp_path, env=env,
         capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert result.returncode == 2

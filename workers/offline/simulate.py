@@ -35,11 +35,11 @@ from workers.controller.outcomes import (
 )
 from workers.controller.phases import WORK_PHASES, Phase, Role
 from workers.controller.review import accepts_review, batch_reviews, mention
-from workers.controller.scenario import Scenario, ScenarioError, ScriptStep, load_scenario
-from workers.controller.scripted import scripted_outcome
 from workers.controller.spend import ModelSpend, with_usage
 from workers.controller.state import HistoryEntry, WorkflowState
 from workers.controller.transitions import Transition, step
+from workers.offline.scenario import Scenario, ScenarioError, ScriptStep, load_scenario
+from workers.offline.scripted import scripted_outcome
 
 CLOCK_START = datetime(2025, 1, 1, tzinfo=UTC)
 

@@ -13,6 +13,7 @@ from workers.agents.gitview import LocalGit
 from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
 from workers.controller.spend import Spend
+from workers.engine.statesync import StateSync
 from workers.github.client import GitHubClient
 from workers.github.effects import GitHubEffects, TaskInfo
 from workers.github.refs import IssueRef
@@ -20,7 +21,6 @@ from workers.gitops.runner import Git
 from workers.gitops.workspace import GitWorkspace, workspace_path
 from workers.repoconfig import EffectiveConfig
 from workers.runtime import Runtime
-from workers.statesync import StateSync
 from workers.tasks.record import TaskRecord
 
 

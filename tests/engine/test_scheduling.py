@@ -10,7 +10,7 @@ from rq.registry import ScheduledJobRegistry
 
 from workers.controller.phases import Role
 from workers.controller.state import Awaiting, WorkflowState
-from workers.scheduling import (
+from workers.engine.scheduling import (
     STEP_JOB,
     schedule_recheck,
     schedule_step,

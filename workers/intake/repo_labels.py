@@ -12,7 +12,7 @@ from collections.abc import Callable
 from redis import Redis
 
 from config.keys import PREFIX
-from workers.payloads import Event
+from workers.intake.payloads import Event
 
 log = logging.getLogger("agentium.repo_labels")
 

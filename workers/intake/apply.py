@@ -8,7 +8,7 @@ from typing import Any
 from redis import Redis
 
 from config.keys import PREFIX
-from workers.intents import Cancel, Forward, Ignore, InstallationChange, Intent, Start
+from workers.intake.intents import Cancel, Forward, Ignore, InstallationChange, Intent, Start
 from workers.tasks.record import TaskRecord, TaskStatus, task_key
 from workers.tasks.store import TaskStore
 

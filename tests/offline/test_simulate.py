@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from workers.controller.scenario import ScenarioError, load_scenario, parse_scenario
-from workers.simulate import main, mismatches, run_scenario, simulate
+from workers.offline.scenario import ScenarioError, load_scenario, parse_scenario
+from workers.offline.simulate import main, mismatches, run_scenario, simulate
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 

@@ -13,11 +13,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "simulate":
-        from workers import simulate
+        from workers.offline import simulate
 
         return simulate.main([args.scenario])
     if args.command == "local":
-        from workers import local
+        from workers.offline import local
 
         return local.main(args.args)
     try:
@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(settings: Settings, _args: argparse.Namespace) -> int:
     from bot.setup import in_setup_mode
-    from workers.supervisor import Supervisor
+    from workers.processes.supervisor import Supervisor
 
     if in_setup_mode(settings):
         return _run_setup(settings)
@@ -75,7 +75,7 @@ def _run(settings: Settings, _args: argparse.Namespace) -> int:
 
 def _run_setup(settings: Settings) -> int:
     """First run: Redis and the web process serving the setup page, no workers."""
-    from workers.supervisor import Supervisor
+    from workers.processes.supervisor import Supervisor
 
     supervisor = Supervisor(settings, setup=True)
     supervisor.start()
@@ -106,7 +106,7 @@ def _web(settings: Settings, _args: argparse.Namespace) -> int:
 
 def _worker(settings: Settings, args: argparse.Namespace) -> int:
     from bot.logs import configure_logging
-    from workers.worker_loop import run_worker
+    from workers.processes.worker_loop import run_worker
 
     try:
         settings.require("redis_url")
@@ -122,7 +122,9 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
 
 def preload_runtime(settings: Settings) -> None:
     """Build the clients once, before forking a work-horse per job (they inherit them)."""
-    from workers import jobs, reconcile, scheduling
+    from workers import jobs
+    from workers.engine import scheduling
+    from workers.intake import reconcile
 
     if settings.app_id is None:
         print("agentium: APP_ID is not set; tasks cannot run until it is", file=sys.stderr)
@@ -135,7 +137,7 @@ def preload_runtime(settings: Settings) -> None:
 def _redis(settings: Settings, _args: argparse.Namespace) -> int:
     import signal
 
-    from workers.embedded_redis import EmbeddedRedis
+    from workers.processes.embedded_redis import EmbeddedRedis
 
     stop = {signal.SIGINT, signal.SIGTERM}
     signal.pthread_sigmask(signal.SIG_BLOCK, stop)

@@ -10,9 +10,9 @@ import redis
 from rq import Queue
 
 from tests.support import payload
-from workers.intents import Rules
+from workers.engine.scheduling import step_job_id
+from workers.intake.intents import Rules
 from workers.jobs import process_delivery, scheduler
-from workers.scheduling import step_job_id
 from workers.tasks.record import TaskStatus, task_key
 from workers.tasks.store import TaskStore
 

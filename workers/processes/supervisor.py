@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from config.settings import Settings
-from workers.embedded_redis import EmbeddedRedis
+from workers.processes.embedded_redis import EmbeddedRedis
 
 POLL_S = 0.2
 
@@ -35,7 +35,7 @@ class Supervisor:
             env["REDIS_URL"] = self.redis.url
         self.children.append(_spawn(web_command(self.settings), env))
         for _ in range(0 if self.setup else self.settings.workers):
-            command = [sys.executable, "-m", "workers.cli", "worker"]
+            command = [sys.executable, "-m", "workers.processes.cli", "worker"]
             self.children.append(_spawn(command, env))
         return env
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from workers.statesync import StateSync, pack
+from workers.engine.statesync import StateSync, pack
 
 
 def test_state_moves_between_workers(redis_client: redis.Redis, tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ import pytest
 
 from tests.agents.conftest import git
 from tests.fakes.anthropic import FakeAnthropic, bad_request
-from tests.local.conftest import BRANCH, branches, commits, script
-from workers import local
+from tests.offline.conftest import BRANCH, branches, commits, script
+from workers.offline import local
 
 ROOT = Path(__file__).parent.parent.parent
 
@@ -24,7 +24,7 @@ def test_complex_issue_ends_ready_on_a_new_branch(
     before = branches(repo)
     argv = ["local", "--repo", str(repo), "--issue-file", str(issue_file)]
     done = subprocess.run(
-        [sys.executable, "-m", "workers.cli", *argv],
+        [sys.executable, "-m", "workers.processes.cli", *argv],
         env={**env, "PYTHONPATH": str(ROOT)},
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
