@@ -17,7 +17,7 @@ import pytest
 import redis
 
 from tests.dashboard.stored import HOSTILE_TITLE, finished, store_examples
-from tests.test_processes import ROOT, base_env, wait_for
+from tests.processes.test_processes import ROOT, base_env, wait_for
 from workers.processes.embedded_redis import free_port, port_open
 
 pytestmark = pytest.mark.slow

@@ -9,10 +9,14 @@ import pytest
 import redis
 from rq import Queue
 
+from config.wire import DeliveryMeta
 from tests.support import payload
 from workers.engine.scheduling import step_job_id
+from workers.intake import deliveries
+from workers.intake.deliveries import process_delivery
 from workers.intake.intents import Rules
-from workers.jobs import process_delivery, scheduler
+from workers.jobs import scheduler
+from workers.tasks.inbox import CommandRequest
 from workers.tasks.record import TaskStatus, task_key
 from workers.tasks.store import TaskStore
 
@@ -26,7 +30,7 @@ def queue(r: redis.Redis) -> Queue:
 
 
 def run(r: redis.Redis, event: str, data: dict[str, Any], delivery: str) -> str:
-    meta = {"delivery": delivery, "event": event, "action": data.get("action")}
+    meta = DeliveryMeta(delivery=delivery, event=event, action=data.get("action"))
     return process_delivery(r, RULES, meta, json.dumps(data), scheduler(queue(r)))
 
 
@@ -117,8 +121,9 @@ def test_command_goes_to_the_task_inbox(redis_client: redis.Redis) -> None:
     data["comment"]["body"] = "please\n/agentium stop now"
     assert run(redis_client, "issue_comment", data, "c1") == "forwarded_command"
     [item] = TaskStore(redis_client).inbox(KEY)
-    assert item["command"] == "stop" and item["args"] == "now"
-    assert item["user"] == "Codertocat" and item["delivery"] == "c1"
+    assert isinstance(item, CommandRequest)
+    assert item.command == "stop" and item.args == "now"
+    assert item.user == "Codertocat" and item.delivery == "c1"
     assert step_job_id(KEY, 0, "dc1") in queue(redis_client).job_ids  # heard at once
 
 
@@ -143,7 +148,7 @@ def test_review_on_the_bots_pr_goes_to_the_task(redis_client: redis.Redis) -> No
     assert run(redis_client, "pull_request_review_comment", comment, "r2") == (
         "forwarded_review_comment"
     )
-    assert [item["kind"] for item in store.inbox(KEY)] == ["review", "review_comment"]
+    assert [item.kind for item in store.inbox(KEY)] == ["review", "review_comment"]
 
 
 def test_review_on_another_pr_does_nothing(redis_client: redis.Redis) -> None:
@@ -182,27 +187,26 @@ def test_payload_missing_fields_is_ignored_not_crashed(redis_client: redis.Redis
 def test_a_failing_delivery_fails_the_batch_after_the_others_are_applied(
     redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import workers.jobs as jobs
     from config import keys
 
     redis_client.set(keys.delivery_body("good"), json.dumps(labeled()))
-    real = jobs.process_stored
+    real = deliveries.process_stored
 
-    def flaky(r: redis.Redis, rules: Rules, meta: dict[str, Any], schedule: Any) -> str:
-        if meta["delivery"] == "bad":
+    def flaky(r: redis.Redis, rules: Rules, meta: DeliveryMeta, schedule: Any) -> str:
+        if meta.delivery == "bad":
             raise ConnectionError("lost Redis for a moment")
         return real(r, rules, meta, schedule)
 
-    monkeypatch.setattr(jobs, "process_stored", flaky)
-    metas = [{"delivery": d, "event": "issues", "action": "labeled"} for d in ("bad", "good")]
-    with pytest.raises(jobs.DeliveriesFailed, match="1 of 2"):
-        jobs.process_batch(redis_client, RULES, metas, scheduler(queue(redis_client)))
+    monkeypatch.setattr(deliveries, "process_stored", flaky)
+    metas = [DeliveryMeta(delivery=d, event="issues", action="labeled") for d in ("bad", "good")]
+    with pytest.raises(deliveries.DeliveriesFailed, match="1 of 2"):
+        deliveries.process_batch(redis_client, RULES, metas, scheduler(queue(redis_client)))
     assert TaskStore(redis_client).get(KEY) is not None  # "good" was applied anyway
 
 
 def test_a_body_that_expired_is_reported(redis_client: redis.Redis) -> None:
-    from workers.jobs import process_stored
+    from workers.intake.deliveries import process_stored
 
-    meta = {"delivery": "gone", "event": "issues", "action": "labeled"}
+    meta = DeliveryMeta(delivery="gone", event="issues", action="labeled")
     schedule = scheduler(queue(redis_client))
     assert process_stored(redis_client, RULES, meta, schedule) == "ignored: body expired"

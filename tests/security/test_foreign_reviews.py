@@ -13,9 +13,11 @@ from typing import Any
 import redis
 from rq import Queue
 
+from config.wire import DeliveryMeta
 from tests.support import payload
+from workers.intake.deliveries import process_delivery
 from workers.intake.intents import Rules
-from workers.jobs import process_delivery, scheduler
+from workers.jobs import scheduler
 from workers.tasks.record import task_key
 from workers.tasks.store import TaskStore
 
@@ -23,7 +25,7 @@ RULES = Rules("agentium", "agentium-test[bot]", frozenset({"stop", "retry", "sta
 
 
 def run(r: redis.Redis, event: str, data: dict[str, Any], delivery: str) -> str:
-    meta = {"delivery": delivery, "event": event, "action": data.get("action")}
+    meta = DeliveryMeta(delivery=delivery, event=event, action=data.get("action"))
     return process_delivery(r, RULES, meta, json.dumps(data), scheduler(Queue("t", connection=r)))
 
 

@@ -15,9 +15,9 @@ import pytest
 from tests.fakes import github_manifest
 from tests.fakes.github import FakeGitHub
 from tests.fakes.keys import app_key_pair
+from tests.processes.test_processes import wait_for
 from tests.setup.pages import register_form
 from tests.support import delivery_headers, encode, payload
-from tests.test_processes import wait_for
 from workers.github.clock import SystemClock
 from workers.processes.embedded_redis import free_port, port_open
 

@@ -11,20 +11,28 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
 from workers.engine.repo_settings import config_text_at, effective_config
-from workers.engine.reviews import REVIEW_KINDS, as_review, reviews_waiting
+from workers.engine.reviews import as_review, reviews_waiting
 from workers.engine.session import TaskSession, open_session
 from workers.github import permissions
 from workers.github.comments import post_once
 from workers.intake.repo_labels import remember
 from workers.repoconfig import RepoConfigError, defaults_only, format_config_error
 from workers.runtime import Runtime
+from workers.tasks.inbox import (
+    CancelRequest,
+    CommandRequest,
+    InboxItem,
+    PullRequestClosed,
+    Review,
+    ReviewComment,
+    ReviewSubmitted,
+)
 from workers.tasks.record import TaskRecord, TaskStatus
 from workers.tasks.store import TaskBusy
 
@@ -157,34 +165,34 @@ class Driver:
         self.rt.store.save(self.record)
 
     def handle_inbox(self) -> None:
-        kept: list[dict[str, Any]] = []
+        kept: list[InboxItem] = []
         for item in self.rt.store.take_inbox(self.record.key):
             kept += self.handle_item(item) if self.active else [item]
-        reviews = [item for item in kept if item.get("kind") in REVIEW_KINDS]
+        reviews = [item for item in kept if isinstance(item, ReviewSubmitted | ReviewComment)]
         if reviews and self.active and accepts_review(self.record.workflow):
             kept = [item for item in kept if item not in reviews]
             self.review(reviews)
         self.rt.store.requeue_inbox(self.record.key, kept)
 
-    def review(self, items: list[dict[str, Any]]) -> None:
+    def review(self, items: list[Review]) -> None:
         """Reviews of the finished PR by permitted people start a review round."""
-        found = [as_review(item) for item in items if self.permitted(str(item.get("user", "")))]
+        found = [as_review(item) for item in items if self.permitted(item.user)]
         reviews = [review for review in found if review is not None]
         if reviews:
             self.apply(batch_reviews(reviews))
 
-    def handle_item(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+    def handle_item(self, item: InboxItem) -> list[InboxItem]:
         """Apply one queued item; returns it if it must wait (a review during a run)."""
-        kind = item.get("kind")
-        if kind == "cancel":
-            self.human(Command.STOP, str(item.get("user", "")))
-            self.close(TaskStatus.CANCELLED, str(item.get("reason", "cancelled")))
-        elif kind == "command" and self.permitted(str(item.get("user", ""))):
-            self.human(Command(str(item["command"])), str(item.get("user", "")))
-        elif kind == "pr_closed" and item.get("merged"):
-            self.close(TaskStatus.FINISHED, "pull request merged")
-        elif kind in REVIEW_KINDS:
-            return [item]  # applied as one round once the task is complete
+        match item:
+            case CancelRequest():
+                self.human(Command.STOP, item.user)
+                self.close(TaskStatus.CANCELLED, item.reason)
+            case CommandRequest() if self.permitted(item.user):
+                self.human(Command(item.command), item.user)
+            case PullRequestClosed() if item.merged:
+                self.close(TaskStatus.FINISHED, "pull request merged")
+            case ReviewSubmitted() | ReviewComment():
+                return [item]  # applied as one round once the task is complete
         return []
 
     def human(self, command: Command, user: str) -> None:

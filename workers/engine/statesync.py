@@ -16,7 +16,7 @@ from pathlib import Path
 
 from redis import Redis
 
-from config.keys import PREFIX
+from config import keys
 
 MAX_BYTES = 32 * 1024 * 1024  # packed; a state directory is text, far below this
 VERSION_FILE = ".agentium-step"
@@ -24,10 +24,6 @@ VERSION_FILE = ".agentium-step"
 
 class StateTooLarge(RuntimeError):
     """The packed state directory exceeds MAX_BYTES."""
-
-
-def _key(task_key: str) -> str:
-    return f"{PREFIX}:task:{task_key}:files"
 
 
 def local_version(root: Path) -> int | None:
@@ -65,7 +61,7 @@ def unpack(data: bytes, root: Path) -> None:
 
 class StateSync:
     def __init__(self, redis: Redis, task_key: str, root: Path) -> None:
-        self._redis, self._key, self.root = redis, _key(task_key), root
+        self._redis, self._key, self.root = redis, keys.task_files(task_key), root
 
     def save(self, step: int) -> None:
         if not self.root.is_dir():

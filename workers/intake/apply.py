@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from redis import Redis
 
-from config.keys import PREFIX
-from workers.intake.intents import Cancel, Forward, Ignore, InstallationChange, Intent, Start
+from config import keys
+from workers.intake.intents import Cancel, Forward, Ignore, InstallationChange, Intent, StartTask
+from workers.tasks.inbox import CancelRequest, PullRequestClosed
 from workers.tasks.record import TaskRecord, TaskStatus, task_key
 from workers.tasks.store import TaskStore
 
@@ -21,12 +21,12 @@ def apply_intent(
 ) -> str:
     """Apply and return the decision, a short word for the logs and the job's result."""
     match intent:
-        case Start():
+        case StartTask():
             return _start(intent, store, delivery, schedule)
         case Cancel():
             key = task_key(intent.repo, intent.issue)
-            item = {"kind": "cancel", "reason": intent.reason, "user": intent.user}
-            return _cancel(store, key, item, delivery, schedule)
+            item = CancelRequest(reason=intent.reason, user=intent.user, delivery=delivery)
+            return _cancel(store, key, item, schedule)
         case Forward():
             return _forward(intent, store, delivery, schedule)
         case InstallationChange():
@@ -35,7 +35,7 @@ def apply_intent(
             return f"ignored: {intent.reason}"
 
 
-def _start(intent: Start, store: TaskStore, delivery: str, schedule: Schedule) -> str:
+def _start(intent: StartTask, store: TaskStore, delivery: str, schedule: Schedule) -> str:
     key = task_key(intent.repo, intent.issue)
     with store.locked(key):
         existing = store.get(key)
@@ -55,9 +55,7 @@ def _start(intent: Start, store: TaskStore, delivery: str, schedule: Schedule) -
     return "task_started"
 
 
-def _cancel(
-    store: TaskStore, key: str, item: dict[str, Any], delivery: str, schedule: Schedule
-) -> str:
+def _cancel(store: TaskStore, key: str, item: CancelRequest, schedule: Schedule) -> str:
     """A task that has not started yet ends here; a running one hears it at its next step."""
     with store.locked(key):
         record = store.get(key)
@@ -65,11 +63,11 @@ def _cancel(
             return "no_active_task"
         if not record.workflow.started:
             record.status = TaskStatus.CANCELLED
-            record.status_reason = str(item["reason"])
+            record.status_reason = item.reason
             store.save(record)
             return "task_cancelled"
-        store.push_inbox(key, {**item, "delivery": delivery})
-    schedule(record, f"d{delivery}")
+        store.push_inbox(key, item)
+    schedule(record, f"d{item.delivery}")
     return "cancel_requested"
 
 
@@ -77,15 +75,17 @@ def _forward(intent: Forward, store: TaskStore, delivery: str, schedule: Schedul
     key = _resolve(intent, store)
     if key is None:
         return "no_task"
-    user = intent.item.get("user")
-    if intent.kind == "pr_closed" and not intent.item.get("merged"):
-        item = {"kind": "cancel", "reason": f"pull request closed by {user}", "user": user}
-        return _cancel(store, key, item, delivery, schedule)
-    store.push_inbox(key, {"kind": intent.kind, "delivery": delivery, **intent.item})
+    item = intent.item.model_copy(update={"delivery": delivery})
+    if isinstance(item, PullRequestClosed) and not item.merged:
+        reason = f"pull request closed by {item.user}"
+        return _cancel(
+            store, key, CancelRequest(reason=reason, user=item.user, delivery=delivery), schedule
+        )
+    store.push_inbox(key, item)
     record = store.get(key)
     if record is not None:
         schedule(record, f"d{delivery}")
-    return f"forwarded_{intent.kind}"
+    return f"forwarded_{item.kind}"
 
 
 def _resolve(intent: Forward, store: TaskStore) -> str | None:
@@ -98,7 +98,7 @@ def _resolve(intent: Forward, store: TaskStore) -> str | None:
 
 
 def _installation(intent: InstallationChange, redis: Redis) -> str:
-    key = f"{PREFIX}:installation:{intent.installation_id}"
+    key = keys.installation(intent.installation_id)
     if intent.action == "deleted":
         redis.delete(key)
         return "installation_removed"

@@ -5,15 +5,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from workers.intake.payloads import Event
+from workers.tasks.inbox import (
+    CommandRequest,
+    InboxItem,
+    PullRequestClosed,
+    ReviewComment,
+    ReviewSubmitted,
+)
 
 COMMAND = re.compile(r"^\s*/agentium[ \t]+([a-z]+)\b(.*)$", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
-class Start:
+class StartTask:
     repo: str
     issue: int
     installation_id: int | None
@@ -35,8 +41,7 @@ class Forward:
     """A command or review for the task of an issue (`issue`) or of a PR (`pr`)."""
 
     repo: str
-    kind: str  # "command" | "review" | "review_comment" | "pr_closed"
-    item: dict[str, Any]
+    item: InboxItem
     issue: int | None = None
     pr: int | None = None
 
@@ -53,7 +58,7 @@ class Ignore:
     reason: str
 
 
-Intent = Start | Cancel | Forward | InstallationChange | Ignore
+Intent = StartTask | Cancel | Forward | InstallationChange | Ignore
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +96,9 @@ def _issues(event: Event, repo: str, rules: Rules) -> Intent:
     labelled = event.label is not None and event.label.name == rules.trigger_label
     assigned = event.assignee is not None and event.assignee.login == rules.bot_login
     user = event.sender.login
-    start = Start(repo, issue.number, _installation_id(event), user, issue.title, issue.body or "")
+    start = StartTask(
+        repo, issue.number, _installation_id(event), user, issue.title, issue.body or ""
+    )
     match event.action:
         case "labeled" if labelled:
             return start
@@ -118,44 +125,46 @@ def _issue_comment(event: Event, repo: str, rules: Rules) -> Intent:
     name, rest = found.group(1), found.group(2).strip()
     if name not in rules.commands:
         return Ignore(f"unknown command '{name}'")
-    item = {"command": name, "args": rest, "user": event.sender.login, "comment": event.comment.id}
+    item = CommandRequest(
+        command=name, args=rest, user=event.sender.login, comment=event.comment.id
+    )
     number = event.issue.number
     if event.issue.pull_request is not None:
-        return Forward(repo, "command", item, pr=number)
-    return Forward(repo, "command", item, issue=number)
+        return Forward(repo, item, pr=number)
+    return Forward(repo, item, issue=number)
 
 
 def _review(event: Event, repo: str, rules: Rules) -> Intent:
     if event.pull_request is None or event.review is None:
         return Ignore("no review")
-    item = {
-        "review": event.review.id,
-        "state": event.review.state,
-        "body": event.review.body or "",
-        "user": event.sender.login,
-    }
-    return Forward(repo, "review", item, pr=event.pull_request.number)
+    item = ReviewSubmitted(
+        review=event.review.id,
+        state=event.review.state,
+        body=event.review.body or "",
+        user=event.sender.login,
+    )
+    return Forward(repo, item, pr=event.pull_request.number)
 
 
 def _review_comment(event: Event, repo: str, rules: Rules) -> Intent:
     if event.pull_request is None or event.comment is None:
         return Ignore("no review comment")
     comment = event.comment
-    item = {
-        "comment": comment.id,
-        "body": comment.body,
-        "path": comment.path,
-        "line": comment.line,
-        "user": event.sender.login,
-    }
-    return Forward(repo, "review_comment", item, pr=event.pull_request.number)
+    item = ReviewComment(
+        comment=comment.id,
+        body=comment.body,
+        path=comment.path,
+        line=comment.line,
+        user=event.sender.login,
+    )
+    return Forward(repo, item, pr=event.pull_request.number)
 
 
 def _pull_request(event: Event, repo: str, rules: Rules) -> Intent:
     if event.pull_request is None or event.action != "closed":
         return Ignore("pull_request action")
-    item = {"merged": bool(event.pull_request.merged), "user": event.sender.login}
-    return Forward(repo, "pr_closed", item, pr=event.pull_request.number)
+    item = PullRequestClosed(merged=bool(event.pull_request.merged), user=event.sender.login)
+    return Forward(repo, item, pr=event.pull_request.number)
 
 
 def _installation(event: Event) -> Intent:

@@ -47,10 +47,6 @@ CLAIM_TTL_S = 24 * 3600  # far longer than LOOKBACK: a claimed guid is never lis
 RETRYABLE_4XX = frozenset({408, 429})
 
 
-def redelivered_key(guid: str) -> str:
-    return f"{keys.PREFIX}:redelivered:{guid}"
-
-
 @dataclass
 class Reconciled:
     listed: int = 0
@@ -89,7 +85,7 @@ def failed_deliveries(
 
 def redeliver_once(app: GitHubClient, redis: Redis, item: HookDeliveryItem) -> bool:
     """Ask for another attempt unless it was asked for already; a failed ask is undone."""
-    claim = redelivered_key(item.guid)
+    claim = keys.redelivered(item.guid)
     if not redis.set(claim, item.id, nx=True, ex=CLAIM_TTL_S):
         return False
     try:

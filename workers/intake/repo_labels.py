@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from redis import Redis
 
-from config.keys import PREFIX
+from config import keys
 from workers.intake.payloads import Event
 
 log = logging.getLogger("agentium.repo_labels")
@@ -22,12 +22,8 @@ CACHE_S = 600
 Fetch = Callable[[str, int, str], str]
 
 
-def cache_key(repo: str) -> str:
-    return f"{PREFIX}:repo-label:{repo.lower()}"
-
-
 def remember(redis: Redis, repo: str, label: str) -> None:
-    redis.set(cache_key(repo), label, ex=CACHE_S)
+    redis.set(keys.repo_label(repo), label, ex=CACHE_S)
 
 
 class RepoLabels:
@@ -38,7 +34,7 @@ class RepoLabels:
         repo, installation = event.repository, event.installation
         if repo is None or installation is None:
             return self._default
-        cached = self._redis.get(cache_key(repo.full_name))
+        cached = self._redis.get(keys.repo_label(repo.full_name))
         if cached is not None:
             return cached.decode() if isinstance(cached, bytes) else str(cached)
         try:
