@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveInt, ValidationError
 
-from workers.agents.llm import Usage
 from workers.controller.errors import ConfigError
+from workers.controller.spend import Usage
 
 
 class Price(BaseModel):

@@ -6,12 +6,11 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from workers.agents.budget import Spend as LedgerSpend
+from workers.agents.budget import load_ledger
 from workers.agents.gitview import LocalGit
 from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
+from workers.agents.taskfiles import TaskFiles
 from workers.controller.spend import Spend
 from workers.engine.statesync import StateSync
 from workers.github.client import GitHubClient
@@ -48,20 +47,7 @@ class TaskSession:
 
     def spend(self) -> Spend:
         """What the task's agents have spent so far (their ledger in the state directory)."""
-        try:
-            ledger = LedgerSpend.model_validate_json((self.state_dir / "spend.json").read_bytes())
-        except (FileNotFoundError, ValidationError):
-            return self.record.workflow.spend
-        usage = ledger.usage
-        return Spend(
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cost_usd=usage.cost_usd,
-            seconds=ledger.seconds,
-            calls=ledger.calls,
-        )
+        return load_ledger(TaskFiles(self.state_dir).spend_path) or self.record.workflow.spend
 
     def agent_context(self, config: EffectiveConfig) -> TaskContext:
         record = self.record

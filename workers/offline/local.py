@@ -26,10 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from pydantic import ValidationError
-
 from config.settings import Settings, SettingsError, load_settings
-from workers.agents.budget import Spend
+from workers.agents.budget import load_ledger
 from workers.agents.gitview import LocalGit
 from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
@@ -37,6 +35,7 @@ from workers.agents.taskfiles import TaskFiles
 from workers.controller.errors import ControllerError
 from workers.controller.outcomes import Start
 from workers.controller.phases import Phase
+from workers.controller.spend import Spend
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import pending_agent, step
 from workers.engine.repo_settings import config_text_at, effective_config
@@ -166,11 +165,9 @@ def agents(settings: Settings, config: EffectiveConfig) -> AgentRunner:
 
 def spent(state_dir: Path) -> str:
     """The agents' spend, from their ledger in the task's directory."""
-    try:
-        ledger = Spend.model_validate_json(TaskFiles(state_dir).spend_path.read_bytes())
-    except (FileNotFoundError, ValidationError):
-        ledger = Spend()
-    return f"Model spend: {ledger.describe()}"
+    spend = load_ledger(TaskFiles(state_dir).spend_path) or Spend()
+    figures = f"{spend.total_tokens:,} tokens, ${spend.cost_usd:.2f}, {spend.seconds:,.0f} s"
+    return f"Model spend: {figures} in {spend.calls} model call(s)"
 
 
 def prepare(args: argparse.Namespace, settings: Settings) -> LocalTask:

@@ -35,7 +35,7 @@ from workers.controller.outcomes import (
 )
 from workers.controller.phases import WORK_PHASES, Phase, Role
 from workers.controller.review import accepts_review, batch_reviews, mention
-from workers.controller.spend import ModelSpend, with_usage
+from workers.controller.spend import Usage, with_usage
 from workers.controller.state import HistoryEntry, WorkflowState
 from workers.controller.transitions import Transition, step
 from workers.offline.scenario import Scenario, ScenarioError, ScriptStep, load_scenario
@@ -149,7 +149,8 @@ def _run(scenario: Scenario, trace: _Trace) -> WorkflowState:
         _check_order(scenario, item, _pending(transition))
         state = transition.state
         if item.kind == "spend":
-            spent = with_usage(state, ModelSpend.model_validate(item.usage), model=item.model)
+            usage, seconds = Usage.model_validate(item.usage), item.usage.get("seconds", 0.0)
+            spent = with_usage(state, usage, model=item.model, seconds=seconds)
             transition = Transition(spent, transition.effects)
             continue
         outcome = scripted_outcome(item, state.phase)
