@@ -23,7 +23,7 @@ from workers.agents.anthropic_adapter import AnthropicAdapter
 from workers.agents.llm import LLMAdapter
 from workers.agents.pricing import load_default_prices
 from workers.agents.prompts import Prompts
-from workers.agents.retry import RetryPolicy
+from workers.agents.retry import ModelRetryPolicy
 from workers.agents.runner import AgentDeps, AgentRunner
 from workers.agents.sandbox import Sandbox
 from workers.agents.settings import AgentSettings, load_default_agent_settings
@@ -86,7 +86,7 @@ def anthropic_adapter(settings: Settings, agent_settings: AgentSettings) -> LLMA
         base_url=settings.anthropic_base_url,
         max_retries=0,
     )
-    policy = RetryPolicy(agent_settings.retry, random.random)
+    policy = ModelRetryPolicy(agent_settings.retry, random.random)
     return AnthropicAdapter(client, load_default_prices(), policy, sleep=time.sleep, now=time.time)
 
 

@@ -29,7 +29,7 @@ from workers.agents.llm import (
     ToolResult,
 )
 from workers.agents.pricing import PriceTable
-from workers.agents.retry import RetryPolicy, is_transient
+from workers.agents.retry import ModelRetryPolicy, is_transient
 from workers.controller.spend import Usage
 
 log = logging.getLogger("agentium.agents.anthropic")
@@ -117,7 +117,7 @@ class AnthropicAdapter:
         self,
         client: anthropic.Anthropic,
         prices: PriceTable,
-        retry: RetryPolicy,
+        retry: ModelRetryPolicy,
         *,
         sleep: Callable[[float], None],
         now: Callable[[], float],

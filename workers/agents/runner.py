@@ -3,7 +3,7 @@
     runner = AgentRunner(AgentDeps(adapters={"anthropic": adapter}, routing=routing,
                                    sandbox=sandbox, prompts=Prompts(), settings=settings,
                                    clock=time.monotonic))
-    outcome = runner.run(effect, task_context, LocalGit(checkout, author=..., email=...))
+    outcome = runner.run(effect, task_context, LocalGit(checkout, git, author=..., email=...))
 
 The runner builds the prompt, runs the tool loop, and reports: the worker's own final text
 and whether the checkout changed (it commits the changes through the :class:`Checkout`
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from workers.agents.briefings import ReviewPrompts
 from workers.agents.budget import OutOfBudget, TaskBudget
 from workers.agents.context import Conversation, WorkerPrompts
-from workers.agents.gitview import Checkout, GitError
+from workers.agents.gitview import Checkout
 from workers.agents.llm import LLMAdapter, LLMError, LLMRequest, Message
 from workers.agents.loop import LoopHooks, LoopResult, StopCause, run_loop
 from workers.agents.prompts import Prompts
@@ -49,6 +49,7 @@ from workers.controller.outcomes import (
 )
 from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
 from workers.controller.routing import Route, Routing
+from workers.gitops.runner import GitError
 
 log = logging.getLogger("agentium.agents")
 PASSING_LINES = 4

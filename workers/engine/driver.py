@@ -85,7 +85,7 @@ class Driver:
         assert effect is not None
         context = self.session.agent_context(self.config)
         runner = self.session.runner(self.rt, self.config)
-        outcome = runner.run(effect, context, self.session.checkout(self.rt))
+        outcome = runner.run(effect, context, self.session.checkout())
         self.apply(outcome)
         return f"ran_{effect.role.value.lower()}"
 
@@ -126,7 +126,7 @@ class Driver:
         """Read the repository's settings at the base commit; a bad file stops the task."""
         record, session = self.record, self.session
         assert record.base_sha is not None
-        text = config_text_at(session.workspace.path, record.base_sha)
+        text = config_text_at(session.workspace.git, session.workspace.path, record.base_sha)
         try:
             self.config = effective_config(self.rt.config_defaults, text)
         except RepoConfigError as error:

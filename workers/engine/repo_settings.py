@@ -7,9 +7,9 @@ is kept with the task so every step of every worker applies the same settings.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from workers.gitops.runner import Git
 from workers.repoconfig import (
     CONFIG_PATH,
     EffectiveConfig,
@@ -22,12 +22,9 @@ from workers.repoconfig import (
 from workers.runtime import Runtime
 
 
-def config_text_at(checkout: Path, commit: str) -> str | None:
+def config_text_at(git: Git, checkout: Path, commit: str) -> str | None:
     """The settings file as committed at `commit`, or None when there is none."""
-    done = subprocess.run(
-        ["git", "-c", "core.hooksPath=/dev/null", "show", f"{commit}:{CONFIG_PATH}"],
-        cwd=checkout, capture_output=True, text=True, errors="replace", check=False,
-    )  # fmt: skip
+    done = git.run("show", f"{commit}:{CONFIG_PATH}", cwd=checkout, check=False)
     return done.stdout if done.returncode == 0 else None
 
 

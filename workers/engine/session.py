@@ -7,7 +7,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from workers.agents.budget import load_ledger
-from workers.agents.gitview import LocalGit
 from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
@@ -16,6 +15,7 @@ from workers.engine.statesync import StateSync
 from workers.github.client import GitHubClient
 from workers.github.effects import GitHubEffects, TaskInfo
 from workers.github.refs import IssueRef
+from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git
 from workers.gitops.workspace import GitWorkspace, workspace_path
 from workers.repoconfig import EffectiveConfig
@@ -37,8 +37,8 @@ class TaskSession:
     state_dir: Path
     files: StateSync
 
-    def checkout(self, rt: Runtime) -> LocalGit:
-        return LocalGit(self.workspace.path, author=rt.identity.name, email=rt.identity.email)
+    def checkout(self) -> LocalGit:
+        return self.workspace.checkout()
 
     def runner(self, rt: Runtime, config: EffectiveConfig) -> AgentRunner:
         """The agents with the repository's routing and budgets."""

@@ -46,7 +46,7 @@ WIP_NOTE = (
 )
 
 
-class Workspace(Protocol):
+class TaskBranch(Protocol):
     """What the effects need from the git workspace."""
 
     @property
@@ -66,7 +66,7 @@ class TaskInfo:
 
 class GitHubEffects:
     def __init__(
-        self, gh: GitHubClient, redis: Redis, task: TaskInfo, workspace: Workspace
+        self, gh: GitHubClient, redis: Redis, task: TaskInfo, workspace: TaskBranch
     ) -> None:
         self._gh = gh
         self._redis = redis

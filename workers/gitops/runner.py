@@ -1,5 +1,8 @@
-"""Running git: no shell, a minimal environment, the token only in environment variables.
+"""Running git, the one way the bot does: no shell, a minimal environment, no hooks.
 
+Every git command of the bot (the controller's clone and push, the agents' commit and diff,
+local mode, reading the repository's settings) goes through :class:`Git`. Hooks and the
+file-system monitor are off for every command, so nothing written into a checkout runs.
 The installation token reaches git as an ``http.extraHeader`` set through
 ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_0``/``GIT_CONFIG_VALUE_0``: never in the remote URL,
 never in ``.git/config``, never in the process arguments (visible in /proc to every
@@ -21,6 +24,9 @@ log = logging.getLogger("agentium.git")
 
 GIT_TIMEOUT_S = 600
 _KEPT = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+# Before every subcommand: no hooks, no fsmonitor, no credential helper from anywhere.
+SAFE_OPTIONS: tuple[str, ...] = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+SAFE_OPTIONS += ("-c", "credential.helper=")
 
 
 class GitError(RuntimeError):
@@ -45,6 +51,7 @@ def run_process(args: Sequence[str], cwd: Path, env: Mapping[str, str]) -> GitRe
         env=dict(env),
         capture_output=True,
         text=True,
+        errors="replace",
         timeout=GIT_TIMEOUT_S,
         check=False,
         stdin=subprocess.DEVNULL,
@@ -93,7 +100,7 @@ class Git:
         if token is not None:
             env |= auth_env(token)
         started = time.perf_counter()
-        result = self._runner(["git", "-c", "credential.helper=", *args], cwd, env)
+        result = self._runner(["git", *SAFE_OPTIONS, *args], cwd, env)
         ms = round((time.perf_counter() - started) * 1000, 1)
         log.info("git", extra={"command": args[0], "returncode": result.returncode, "ms": ms})
         if check and result.returncode != 0:

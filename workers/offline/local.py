@@ -28,7 +28,6 @@ from typing import TextIO
 
 from config.settings import Settings, SettingsError, load_settings
 from workers.agents.budget import load_ledger
-from workers.agents.gitview import LocalGit
 from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
@@ -39,9 +38,10 @@ from workers.controller.spend import Spend
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import pending_agent, step
 from workers.engine.repo_settings import config_text_at, effective_config
+from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git
 from workers.offline.local_printer import EffectsPrinter
-from workers.offline.local_repo import Issue, LocalError, LocalRepo, open_repo, read_issue, slug
+from workers.offline.local_repo import IssueFile, LocalError, LocalRepo, open_repo, read_issue, slug
 from workers.offline.scenario import load_scenario
 from workers.repoconfig import EffectiveConfig, load_repo_config_defaults
 from workers.runtime import anthropic_adapter, build_runner
@@ -80,7 +80,7 @@ class LocalBranch:
 
 @dataclass(frozen=True)
 class LocalTask:
-    issue: Issue
+    issue: IssueFile
     branch: LocalBranch
     state_dir: Path
     config: EffectiveConfig
@@ -100,7 +100,8 @@ class LocalTask:
         )
 
     def checkout(self) -> LocalGit:
-        return LocalGit(self.branch.checkout, author=AUTHOR[0], email=AUTHOR[1])
+        git = self.branch.repo.git
+        return LocalGit(self.branch.checkout, git, author=AUTHOR[0], email=AUTHOR[1])
 
 
 def parser() -> argparse.ArgumentParser:
@@ -148,7 +149,9 @@ def task_dir(settings: Settings, repo: LocalRepo, name: str) -> Path:
 def repo_config(repo: LocalRepo, base: str, scenario: Path | None) -> EffectiveConfig:
     """The repository's ``.github/agentium.yml`` at ``base`` over the defaults (as a task on
     GitHub reads it); the scenario's limits over both."""
-    config = effective_config(load_repo_config_defaults(), config_text_at(repo.root, base))
+    config = effective_config(
+        load_repo_config_defaults(), config_text_at(repo.git, repo.root, base)
+    )
     if scenario is None:
         return config
     limits = load_scenario(scenario).settings.limits

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from workers.gitops.runner import Git, GitError
 
-_SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 SLUG_CHARS = 40
 SHOWN_PATHS = 5
@@ -24,12 +23,12 @@ class LocalError(Exception):
 
 
 @dataclass(frozen=True)
-class Issue:
+class IssueFile:
     title: str
     body: str
 
 
-def read_issue(path: Path) -> Issue:
+def read_issue(path: Path) -> IssueFile:
     """The first markdown heading is the title; every other line is the body."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -39,7 +38,7 @@ def read_issue(path: Path) -> Issue:
         match = _HEADING_RE.match(line)
         if match and match[1]:
             body = "\n".join(lines[:index] + lines[index + 1 :]).strip()
-            return Issue(title=match[1], body=body)
+            return IssueFile(title=match[1], body=body)
     raise LocalError(f"{path} has no markdown heading (`# Title`) to use as the issue's title")
 
 
@@ -55,7 +54,7 @@ class LocalRepo:
 
     def run(self, *args: str, cwd: Path | None = None) -> str:
         try:
-            return self.git.run(*_SAFE, *args, cwd=cwd or self.root).stdout
+            return self.git.run(*args, cwd=cwd or self.root).stdout
         except GitError as error:
             raise LocalError(str(error)) from None
 
