@@ -32,21 +32,23 @@ import anthropic
 from bench.context_script import ISSUE_BODY, ISSUE_TITLE, replies
 from tests.fakes.anthropic import FakeAnthropic, prompt_bytes, shared_prefix
 from workers.agents.anthropic_adapter import AnthropicAdapter
-from workers.agents.pricing import load_default_prices
 from workers.agents.prompts import Prompts
 from workers.agents.retry import ModelRetryPolicy
 from workers.agents.roles import spec_for
 from workers.agents.runner import AgentDeps, AgentRunner
 from workers.agents.sandbox import Sandbox
-from workers.agents.settings import load_default_agent_settings
 from workers.agents.task import TaskContext
 from workers.controller.effects import RunAgent
-from workers.controller.limits import load_default_workflow_config
 from workers.controller.outcomes import Outcome, Start
 from workers.controller.phases import Phase
-from workers.controller.routing import load_default_routing
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
+from workers.defaults import (
+    load_default_agent_settings,
+    load_default_prices,
+    load_default_routing,
+    load_default_workflow_config,
+)
 from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git
 

@@ -15,7 +15,6 @@ import pytest
 
 from tests.fakes.anthropic import FakeAnthropic
 from workers.agents.anthropic_adapter import AnthropicAdapter
-from workers.agents.pricing import load_default_prices
 from workers.agents.prompts import Prompts
 from workers.agents.retry import ModelRetryPolicy
 from workers.agents.runner import AgentDeps, AgentRunner
@@ -23,6 +22,7 @@ from workers.agents.sandbox import Sandbox
 from workers.agents.settings import AgentSettings, RetrySettings, SandboxSettings
 from workers.agents.task import TaskContext
 from workers.controller.routing import parse_routing
+from workers.defaults import load_default_prices
 from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git
 
