@@ -88,6 +88,17 @@ def task_marks(task_key: str) -> str:
     return f"{PREFIX}:gh:marks:{task_key}"
 
 
+# Fields of the ``task_marks`` hash that the dashboard reads too.
+MARK_PR_URL = "pr:url"
+MARK_NOMERGE_URL = "nomerge:url"
+MARK_CHECK_SHA = "check:sha"  # the PR head the last check run was made for
+MARK_COMMENT = "comment:"  # + "<issue or PR number>:<name>" -> "<comment id> <url>"
+
+
+def mark_comment(number: int, name: str) -> str:
+    return f"{MARK_COMMENT}{number}:{name}"
+
+
 # -- GitHub: per installation and repository
 def installation_token(installation_id: int) -> str:
     return f"{PREFIX}:gh:token:{installation_id}"

@@ -12,7 +12,7 @@ from workers.offline.simulate import main, mismatches, run_scenario, simulate
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 
-# DESIGN.md, "Where the seed's examples contradict its rules": the four endings.
+# docs/design.md §1, "The four example workflows": how they end.
 SEED_ENDINGS = {
     "issue-22-simple.yml": ("SIMPLE", True, "nomerge", {"PLAN": 1, "IMPLEMENT": 2, "DOCS": 1}),
     "issue-42-complex.yml": ("COMPLEX", False, "ready", {"PLAN": 1, "IMPLEMENT": 1, "DOCS": 1}),

@@ -1,4 +1,4 @@
-"""What a judgment leads to: the decision table of DESIGN.md section 1.
+"""What a judgment leads to: the decision table of docs/design.md §1.
 
 A no-signal judgment (none even after the re-ask) is first turned into a verdict:
 
