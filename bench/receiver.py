@@ -1,6 +1,6 @@
 """`make bench`: the webhook receiver's throughput and latency over real HTTP, with Redis.
 
-One uvicorn worker (`python -m workers.cli web`, pinned to the first CPU) receives signed
+One uvicorn worker (`python -m workers.processes.cli web`, pinned to the first CPU) receives signed
 ~20 KB `issues` `labeled` deliveries from a load generator in another process
 (`bench.loadgen`, pinned to the second CPU, with Redis) at fixed open-loop rates. After
 each rate the dispatcher is given time to turn the intake into RQ jobs and Redis is
@@ -36,7 +36,7 @@ from bot.app import WEBHOOK_PATH
 from bot.intake import decode_entry
 from config import keys
 from config.settings import load_settings
-from workers.embedded_redis import EmbeddedRedis, free_port
+from workers.processes.embedded_redis import EmbeddedRedis, free_port
 
 HOST = "127.0.0.1"
 DEFAULT_RATES = (100, 500, 1000, 2000)
@@ -47,7 +47,7 @@ HEALTH_TIMEOUT_S = 30.0
 DISPATCH_TIMEOUT_S = 120.0
 LOADGEN_DRAIN_S = 30.0
 POLL_S = 0.1
-WEB_COMMAND = (sys.executable, "-m", "workers.cli", "web")  # what `make run` starts
+WEB_COMMAND = (sys.executable, "-m", "workers.processes.cli", "web")  # what `make run` starts
 
 
 class BenchError(RuntimeError):
@@ -121,7 +121,7 @@ def redis_server(external: str | None, data_dir: Path, cpu: int | None) -> Itera
 
 @contextlib.contextmanager
 def web_receiver(env: dict[str, str], log_path: Path, cpu: int | None) -> Iterator[int]:
-    """`python -m workers.cli web` on a free port; yields the port once /healthz is 200."""
+    """`python -m workers.processes.cli web` on a free port; yields it once /healthz is 200."""
     port = free_port()
     env = {**os.environ, **env, "HOST": HOST, "PORT": str(port)}
     with log_path.open("wb") as log:
@@ -177,7 +177,7 @@ class Census:
 
 def take_census(client: Redis, queue: Queue) -> Census:
     raw = _entries(client, keys.INTAKE) + _entries(client, keys.INTAKE_PROCESSING)
-    ids = [decode_entry(entry)["delivery"] for entry in raw]
+    ids = [decode_entry(entry).delivery for entry in raw]
     for job in Job.fetch_many(queue.job_ids, connection=client):
         if job is not None:
             ids += [meta["delivery"] for meta in job.args[0]]

@@ -8,13 +8,12 @@ the body is written once and read by the worker that handles the delivery.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
 
 from redis.asyncio import Redis
 
 from config import keys
+from config.wire import DeliveryMeta
 
 _SUBMIT = """
 if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then
@@ -38,18 +37,17 @@ class Envelope:
 
     def entry(self) -> bytes:
         """The intake entry: everything but the body, as JSON."""
-        meta = {
-            "delivery": self.delivery,
-            "event": self.event,
-            "action": self.action,
-            "received_at": self.received_at,
-        }
-        return json.dumps(meta).encode()
+        meta = DeliveryMeta(
+            delivery=self.delivery,
+            event=self.event,
+            action=self.action,
+            received_at=self.received_at,
+        )
+        return meta.model_dump_json().encode()
 
 
-def decode_entry(raw: bytes) -> dict[str, Any]:
-    meta: dict[str, Any] = json.loads(raw)
-    return meta
+def decode_entry(raw: bytes) -> DeliveryMeta:
+    return DeliveryMeta.model_validate_json(raw)
 
 
 class Intake:

@@ -20,14 +20,18 @@ from rq import Queue
 from config.settings import Settings
 from workers.agents.anthropic_adapter import AnthropicAdapter
 from workers.agents.llm import LLMAdapter
-from workers.agents.pricing import load_default_prices
 from workers.agents.prompts import Prompts
-from workers.agents.retry import RetryPolicy
+from workers.agents.retry import ModelRetryPolicy
 from workers.agents.runner import AgentDeps, AgentRunner
 from workers.agents.sandbox import Sandbox, open_sandbox
-from workers.agents.settings import AgentSettings, load_default_agent_settings
-from workers.controller.limits import WorkflowConfig, load_default_workflow_config
-from workers.controller.routing import load_default_routing
+from workers.agents.settings import AgentSettings
+from workers.controller.limits import WorkflowConfig
+from workers.defaults import (
+    load_default_agent_settings,
+    load_default_prices,
+    load_default_routing,
+    load_default_workflow_config,
+)
 from workers.github.client import GitHubClients
 from workers.gitops.workspace import Identity, bot_identity
 from workers.repoconfig import RepoConfigDefaults, load_repo_config_defaults
@@ -85,7 +89,7 @@ def anthropic_adapter(settings: Settings, agent_settings: AgentSettings) -> LLMA
         base_url=settings.anthropic_base_url,
         max_retries=0,
     )
-    policy = RetryPolicy(agent_settings.retry, random.random)
+    policy = ModelRetryPolicy(agent_settings.retry, random.random)
     return AnthropicAdapter(client, load_default_prices(), policy, sleep=time.sleep, now=time.time)
 
 

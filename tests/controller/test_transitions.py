@@ -1,4 +1,4 @@
-"""Table tests: one or more per rule of DESIGN.md section 1, through ``step``."""
+"""Table tests: one or more per rule of docs/design.md §1, through ``step``."""
 
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ import pytest
 
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_fixtures import REPO, TaskFactory
-from workers.agents.gitview import LocalGit
 from workers.agents.workspace import PathRefused, Workspace
+from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import GitError
 from workers.gitops.workspace import GitWorkspace
 
@@ -68,7 +68,7 @@ def test_hooks_in_the_checkouts_git_never_run(
     assert head is not None and ws.push().pushed
     change(ws.path, "dirty\n")
     ws.sync_to(head)  # fetch, checkout, reset, clean
-    LocalGit(ws.path, author="a", email="a@example.com").commit_all("agent commit")
+    LocalGit(ws.path, ws.git, author="a", email="a@example.com").commit_all("agent commit")
     assert fake_github.branch_sha(REPO, ws.branch) == head
     assert not marker.exists(), marker.read_text()
 
@@ -102,7 +102,7 @@ def test_a_repository_nested_in_the_checkout_runs_nothing(
     script, marker = evil(tmp_path)
     ws = tasks.workspace()
     ws.prepare()
-    local = LocalGit(ws.path, author="a", email="a@example.com")
+    local = LocalGit(ws.path, ws.git, author="a", email="a@example.com")
     commits = {"agent": lambda: local.commit_all("agent"), "bot": lambda: ws.commit("DOCS", 1)}
     for name, commit in commits.items():
         sub = nested_repository(ws.path, name, script)

@@ -22,7 +22,8 @@ from config.settings import load_settings
 from tests.agents.conftest import make_checkout
 from tests.fakes.keys import app_key_pair
 from workers.agents.sandbox import NOT_SANDBOXED, SandboxUnavailable, open_sandbox
-from workers.agents.settings import SandboxSettings, load_default_agent_settings
+from workers.agents.settings import SandboxSettings
+from workers.defaults import load_default_agent_settings
 from workers.runtime import build_sandbox
 
 ROOT = Path(__file__).parent.parent.parent
@@ -92,7 +93,7 @@ def _cli(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedPro
     bare.mkdir(exist_ok=True)
     base = {"PATH": str(bare), "PYTHONPATH": str(ROOT), "DATA_DIR": str(tmp_path / "data")}
     return subprocess.run(
-        [sys.executable, "-m", "workers.cli", *args],
+        [sys.executable, "-m", "workers.processes.cli", *args],
         cwd=tmp_path,
         env=base | env,
         capture_output=True,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from config.settings import load_settings
-from workers.agents.settings import load_default_agent_settings
+from workers.defaults import load_default_agent_settings
 from workers.runtime import build_runner
 
 BWRAP = shutil.which("bwrap")

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -134,9 +132,3 @@ def parse_agent_settings(data: Mapping[str, Any] | None, source: str = "agents")
             where = ".".join(str(part) for part in item["loc"])
             lines.append(f"  {where}: {item['msg']}")
         raise ConfigError("\n".join(lines)) from None
-
-
-def load_default_agent_settings() -> AgentSettings:
-    """The shipped ``config/agents.yml``."""
-    text = resources.files("config").joinpath("agents.yml").read_text(encoding="utf-8")
-    return parse_agent_settings(yaml.safe_load(text), "config/agents.yml")

@@ -1,5 +1,8 @@
-"""Running git: no shell, a minimal environment, the token only in environment variables.
+"""Running git, the one way the bot does: no shell, a minimal environment, no hooks.
 
+Every git command of the bot (the controller's clone and push, the agents' commit and diff,
+local mode, reading the repository's settings) goes through :class:`Git`. Hooks and the
+file-system monitor are off for every command, so nothing written into a checkout runs.
 The installation token reaches git as an ``http.extraHeader`` set through
 ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_0``/``GIT_CONFIG_VALUE_0``: never in the remote URL,
 never in ``.git/config``, never in the process arguments (visible in /proc to every
@@ -49,6 +52,7 @@ def run_process(args: Sequence[str], cwd: Path, env: Mapping[str, str]) -> GitRe
         env=dict(env),
         capture_output=True,
         text=True,
+        errors="replace",
         timeout=GIT_TIMEOUT_S,
         check=False,
         stdin=subprocess.DEVNULL,
