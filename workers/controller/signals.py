@@ -79,16 +79,18 @@ def signal_lines(text: str) -> Iterator[str]:
 
 
 def parse_verdict(text: str | None, allowed: Sequence[Verdict]) -> Judgment | None:
-    """The last ``AGENTIUM_EVAL:`` line; None when there is none or it is not ``allowed``."""
+    """The last ``AGENTIUM_EVAL:`` line with an ``allowed`` verdict; None when there is none.
+
+    Verdict lines of another kind (an assessor's SIMPLE after a judge's ADVANCE) are not
+    this agent's verdict and do not cancel the one before them.
+    """
     if not text:
         return None
     found: Judgment | None = None
     for line in signal_lines(text):
         match = EVAL_RE.match(line)
-        if match:
+        if match and Verdict(match["verdict"]) in allowed:
             found = Judgment(Verdict(match["verdict"]), match["text"])
-    if found is None or found.verdict not in allowed:
-        return None
     return found
 
 
