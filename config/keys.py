@@ -73,9 +73,9 @@ def task_files(task_key: str) -> str:
     return f"{PREFIX}:task:{task_key}:files"
 
 
-def task_lock(task_key: str) -> str:
-    """The lock a step holds while it works on the task."""
-    return f"{PREFIX}:lock:{task_key}"
+def task_lease(task_key: str) -> str:
+    """The lease a step holds while it works on the task (a token with a TTL, renewed)."""
+    return f"{PREFIX}:lease:{task_key}"
 
 
 def task_pr(repo: str, pr_number: int) -> str:

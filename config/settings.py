@@ -113,6 +113,19 @@ class Settings(BaseSettings):
         "network (every command result says so). Without it a worker without a working "
         "bubblewrap refuses to start.",
     )
+    sweep_every_s: float = Field(
+        default=60.0,
+        ge=1,
+        le=3600,
+        description="Seconds between sweeps for tasks whose next step was lost (1..3600).",
+    )
+    sweep_stale_after_s: float = Field(
+        default=180.0,
+        ge=1,
+        le=86400,
+        description="A task waiting this long without a save, a lease or a queued step is "
+        "re-enqueued by the sweep (1..86400).",
+    )
     dashboard_token: SecretStr | None = Field(
         default=None,
         min_length=16,

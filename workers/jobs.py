@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from redis import Redis
@@ -76,21 +77,27 @@ def scheduler(queue: Queue) -> Schedule:
     return lambda record, cause: scheduling.schedule_step(queue, record, cause)
 
 
-def run_step(key: str) -> str:
+def run_step(key: str, rechecking: bool = False) -> str:
     """The RQ job for one step of a task (see workers.engine.driver)."""
     rt = runtime()
     return advance(
         rt,
         key,
-        lambda record: scheduling.schedule_step(rt.queue, record),
-        lambda busy: scheduling.schedule_recheck(rt.queue, busy),
+        lambda record, cause: scheduling.schedule_step(rt.queue, record, cause),
+        lambda busy, left: scheduling.schedule_recheck(rt.queue, busy, left),
+        rechecking=rechecking,
     )
 
 
 def sweep() -> int:
     """The RQ job that re-enqueues stale tasks and schedules itself again."""
-    redis = _connection()
-    return scheduling.sweep(Queue(settings().queue_name, connection=redis), TaskStore(redis))
+    redis, config = _connection(), settings()
+    return scheduling.sweep(
+        Queue(config.queue_name, connection=redis),
+        TaskStore(redis),
+        stale_after=timedelta(seconds=config.sweep_stale_after_s),
+        every=timedelta(seconds=config.sweep_every_s),
+    )
 
 
 def handle_deliveries(metas: list[dict[str, Any]]) -> list[str]:

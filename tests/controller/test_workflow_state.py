@@ -52,7 +52,7 @@ def record(**extra: object) -> TaskRecord:
 def test_task_record_round_trip_through_redis(redis_client: redis.Redis) -> None:
     store = TaskStore(redis_client)
     stored = record(workflow=busy_state())
-    store.save(stored)
+    store.save(stored, lease=None)
     loaded = store.get(stored.key)
     assert loaded is not None
     assert loaded.workflow == stored.workflow
@@ -64,7 +64,9 @@ def test_stored_record_from_before_the_workflow_field_loads(redis_client: redis.
     legacy = record().model_dump(mode="json")
     del legacy["workflow"]
     legacy["from_a_newer_version"] = {"x": 1}
-    store.save(record())  # let the store write its keys, then replace the JSON with the legacy one
+    store.save(
+        record(), lease=None
+    )  # let the store write its keys, then replace the JSON with the legacy one
     key = next(k for k in map(bytes.decode, redis_client.keys("*")) if k.endswith("octo/demo#7"))
     redis_client.set(key, json.dumps(legacy))
     loaded = store.get(record().key)
@@ -75,7 +77,7 @@ def test_stored_workflow_from_an_older_schema_loads(redis_client: redis.Redis) -
     store = TaskStore(redis_client)
     raw = record().model_dump(mode="json")
     raw["workflow"] = {"schema_version": 0, "phase": "DOCS", "iteration": 1, "unknown": True}
-    store.save(record())
+    store.save(record(), lease=None)
     key = next(k for k in map(bytes.decode, redis_client.keys("*")) if k.endswith("octo/demo#7"))
     redis_client.set(key, json.dumps(raw))
     loaded = store.get(record().key)

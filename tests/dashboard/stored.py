@@ -68,7 +68,7 @@ def store(client: redis.Redis, *records: TaskRecord) -> None:
     """Saved oldest first, so the last one is the newest."""
     tasks = TaskStore(client)
     for item in records:
-        tasks.save(item)
+        tasks.save(item, lease=None)
 
 
 def store_examples(client: redis.Redis) -> None:

@@ -31,7 +31,7 @@ def test_key_names_are_the_ones_the_workers_write(redis_client: redis.Redis) -> 
     record = TaskRecord(
         repo="A/B", issue=1, installation_id=1, trigger_user="u", trigger_delivery="d"
     )
-    task_store.TaskStore(redis_client).save(record)
+    task_store.TaskStore(redis_client).save(record, lease=None)
     TaskMarks(redis_client, record.key).set("pr:url", "https://example.test/pr/1")
     assert redis_client.zscore(keys.TASK_INDEX, record.key) is not None
     assert redis_client.get(keys.task_record(record.key)) is not None

@@ -13,20 +13,20 @@ def test_state_moves_between_workers(redis_client: redis.Redis, tmp_path: Path) 
     (here / "phases" / "PLAN").mkdir(parents=True)
     (here / "plan.md").write_text("### Task 1: x\n")
     (here / "phases" / "PLAN" / "feedback-1.md").write_text("more tests")
-    StateSync(redis_client, "o/r#1", here).save(step=3)
-    other = StateSync(redis_client, "o/r#1", there)
+    StateSync(redis_client, "o/r#1", here, lease=None).save(step=3)
+    other = StateSync(redis_client, "o/r#1", there, lease=None)
     assert other.restore() is True
     assert (there / "plan.md").read_text() == "### Task 1: x\n"
     assert (there / "phases" / "PLAN" / "feedback-1.md").read_text() == "more tests"
     assert other.restore() is False  # already at step 3
     (there / "plan.md").write_text("stale edit")
-    StateSync(redis_client, "o/r#1", here).save(step=4)
+    StateSync(redis_client, "o/r#1", here, lease=None).save(step=4)
     assert other.restore() is True
     assert (there / "plan.md").read_text() == "### Task 1: x\n"
 
 
 def test_nothing_stored_leaves_the_directory(redis_client: redis.Redis, tmp_path: Path) -> None:
-    assert StateSync(redis_client, "o/r#2", tmp_path / "s").restore() is False
+    assert StateSync(redis_client, "o/r#2", tmp_path / "s", lease=None).restore() is False
 
 
 def test_links_out_of_the_directory_are_not_packed_as_links(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_unpacking_refuses_paths_out_of_the_directory(
         archive.addfile(info, io.BytesIO(b"hi"))
     redis_client.hset("agentium:task:o/r#3:files", mapping={"step": 1, "tar": buffer.getvalue()})
     with pytest.raises(tarfile.OutsideDestinationError):
-        StateSync(redis_client, "o/r#3", tmp_path / "state").restore()
+        StateSync(redis_client, "o/r#3", tmp_path / "state", lease=None).restore()
     assert not (tmp_path / "outside.txt").exists()
 
 

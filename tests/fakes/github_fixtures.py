@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -84,10 +84,16 @@ class TaskFactory:
         )
 
     def effects(
-        self, workspace: GitWorkspace, run: str = "run-1", issue: int = ISSUE, repo: str = REPO
+        self,
+        workspace: GitWorkspace,
+        run: str = "run-1",
+        issue: int = ISSUE,
+        repo: str = REPO,
+        fence: Callable[[], None] = lambda: None,
     ) -> GitHubEffects:
         task = TaskInfo(IssueRef.parse(repo, issue), TRIGGER, run)
-        return GitHubEffects(self.clients.installation(INSTALLATION), self.redis, task, workspace)
+        gh = self.clients.installation(INSTALLATION)
+        return GitHubEffects(gh, self.redis, task, workspace, fence=fence)
 
 
 @pytest.fixture

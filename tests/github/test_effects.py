@@ -4,10 +4,23 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_fixtures import ISSUE, REPO, TRIGGER, TaskFactory
 from tests.fakes.github_task import drive
+from workers.controller.effects import (
+    CommentKind,
+    Finish,
+    OpenOrUpdatePR,
+    PostComment,
+    SetLabel,
+    Target,
+)
+from workers.controller.phases import Phase
+from workers.controller.state import WorkflowState
 from workers.github.effects import WIP_NOTE
+from workers.tasks.lease import LeaseLost
 
 
 def _kinds(fake: FakeGitHub, number: int) -> Counter[str]:
@@ -135,3 +148,37 @@ def test_issue_22_costs_at_most_40_requests(tasks: TaskFactory, fake_github: Fak
     drive("issue-22-simple.yml", tasks.effects(ws), ws)
     assert len(fake_github.api_requests()) <= 40
     assert all(r.status < 400 for r in fake_github.api_requests())
+
+
+def test_a_step_that_lost_its_lease_neither_pushes_nor_posts(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    """The fence is asked before every effect and between the push and the PR; once it
+    refuses, nothing more reaches GitHub, git push included (docs/design.md §7)."""
+    lost: list[str] = []
+
+    def fence() -> None:
+        if lost:
+            raise LeaseLost(lost[0])
+
+    ws = tasks.workspace()
+    ws.prepare()
+    effects = tasks.effects(ws, fence=fence)
+    effects.start()
+    state = WorkflowState()
+    effects.perform([PostComment(Target.ISSUE, CommentKind.STATUS)], state)
+    (ws.path / "NOTES.md").write_text("work\n")
+    ws.commit("IMPLEMENT", 1, "a change")
+    before = len(fake_github.requests)
+    lost.append("o/r#22")
+    for effect in (
+        OpenOrUpdatePR(create=True),
+        PostComment(Target.ISSUE, CommentKind.STATUS),
+        SetLabel("agentium:blocked"),
+        Finish(Phase.BLOCKED),
+    ):
+        with pytest.raises(LeaseLost):
+            effects.perform([effect], state)
+    assert fake_github.requests[before:] == []
+    assert fake_github.branch_sha(REPO, "agentium/issue-22") is None
+    assert ws.path.exists()  # the checkout is the next holder's, not removed

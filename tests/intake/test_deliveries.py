@@ -141,7 +141,7 @@ def test_review_on_the_bots_pr_goes_to_the_task(redis_client: redis.Redis) -> No
     record = store.get(KEY)
     assert record is not None
     record.pr_number = payload("pull_request_review", "submitted")["pull_request"]["number"]
-    store.save(record)
+    store.save(record, lease=None)
     review = payload("pull_request_review", "submitted")
     assert run(redis_client, "pull_request_review", review, "r1") == "forwarded_review"
     comment = payload("pull_request_review_comment", "created")
@@ -163,7 +163,7 @@ def test_closing_the_bots_pr_unmerged_cancels(redis_client: redis.Redis) -> None
     assert record is not None
     closed = payload("pull_request", "closed")
     record.pr_number = closed["pull_request"]["number"]
-    store.save(record)
+    store.save(record, lease=None)
     closed["pull_request"]["merged"] = False
     assert run(redis_client, "pull_request", closed, "p1") == "task_cancelled"
 

@@ -39,7 +39,7 @@ def bots_task(r: redis.Redis) -> tuple[str, int]:
     record = store.get(key)
     assert record is not None
     record.pr_number = 500
-    store.save(record)
+    store.save(record, lease=None)
     return key, 500
 
 

@@ -1,10 +1,13 @@
-"""One step of a task: what a `run_step` job does under the task's lock.
+"""One step of a task: what a `run_step` job does while it holds the task's lease.
 
 A step applies what people asked for (commands, cancellation) and then makes at most
 one agent call, feeding its outcome to the pure controller, performing the effects on
 GitHub and saving the state. If the task still waits for an agent, the next step is
-scheduled. A worker killed mid-step loses at most the agent call in flight: the stored
-state still waits for it, and the next step (a retry, or the sweep) makes it again.
+scheduled; if something arrived in the inbox while the step ran, a step that hears it
+is. A worker killed mid-step loses at most the agent call in flight: the stored state
+still waits for it, and the next step (a retry, or the sweep) makes it again once the
+dead holder's lease has expired. A step that lost its lease is refused at its next write
+and ends quietly (docs/design.md §7).
 """
 
 from __future__ import annotations
@@ -33,43 +36,71 @@ from workers.tasks.inbox import (
     ReviewComment,
     ReviewSubmitted,
 )
+from workers.tasks.lease import Fenced, Lease, TaskBusy
 from workers.tasks.record import TaskRecord, TaskStatus
-from workers.tasks.store import TaskBusy
 
 log = logging.getLogger("agentium.steps")
 
-Schedule = Callable[[TaskRecord], object]
-Recheck = Callable[[str], object]
+Schedule = Callable[[TaskRecord, str], object]  # the task's next step, and why ("" = chain)
+Recheck = Callable[[str, float], object]  # a step of the task later: key, seconds from now
 
 
-def advance(rt: Runtime, key: str, schedule: Schedule, recheck: Recheck) -> str:
+def advance(
+    rt: Runtime, key: str, schedule: Schedule, recheck: Recheck, *, rechecking: bool = False
+) -> str:
     """Run one step of the task `key`; returns a short word for the job's result."""
     try:
-        with rt.store.locked(key):
-            record = rt.store.get(key)
-            if record is None:
-                return "no_task"
-            if record.status is TaskStatus.FINISHED and reviews_waiting(rt, record):
-                record.status = TaskStatus.ACTIVE  # a human review starts a new round
-            if record.status is not TaskStatus.ACTIVE:
-                return f"task_{record.status.value}"
-            driver = Driver(rt, open_session(rt, record))
-            result = driver.run()
-            if driver.wants_agent():
-                schedule(driver.record)
-            return result
+        with rt.store.leased(key) as lease:
+            return _step(rt, key, lease, schedule)
     except TaskBusy:
-        # The holder schedules what comes next; if it died, its lock expires and the
-        # re-check (at most one per task and minute) carries on.
-        recheck(key)
+        # A live holder hands on what arrived meanwhile (see _step). If it died, its
+        # lease expires within LEASE_TTL_S: one re-check, just after that, carries on. A
+        # re-check that finds the lease held again stops: that holder is alive.
+        if not rechecking:
+            recheck(key, rt.store.lease_left(key))
         return "busy"
+    except Fenced as lost:
+        why = type(lost).__name__
+        log.warning(
+            "step ended: the task is not this step's any more", extra={"task": key, "why": why}
+        )
+        return "lease_lost"
+
+
+def _step(rt: Runtime, key: str, lease: Lease, schedule: Schedule) -> str:
+    record = rt.store.get(key)
+    if record is None:
+        return "no_task"
+    if record.status is TaskStatus.FINISHED and reviews_waiting(rt, record):
+        record.status = TaskStatus.ACTIVE  # a human review starts a new round
+    if record.status is not TaskStatus.ACTIVE:
+        return f"task_{record.status.value}"
+    driver = Driver(rt, open_session(rt, record, lease), lease)
+    result = driver.run()
+    hand_on(rt, driver, schedule)
+    return result
+
+
+def hand_on(rt: Runtime, driver: Driver, schedule: Schedule) -> None:
+    """Schedule what comes next, as the holder: the next agent call; else the review round
+    that reviews sent meanwhile start; else a step for commands that arrived during this
+    one (their own jobs found the lease held and left them to the holder)."""
+    record = driver.record
+    if driver.wants_agent():
+        schedule(record, "")
+    elif record.status is TaskStatus.FINISHED and reviews_waiting(rt, record):
+        schedule(record, f"r{record.version}")
+    elif (waiting := rt.store.inbox_size(record.key)) > driver.kept:
+        schedule(record, f"i{record.version}-{waiting}")
 
 
 class Driver:
-    def __init__(self, rt: Runtime, session: TaskSession) -> None:
+    def __init__(self, rt: Runtime, session: TaskSession, lease: Lease) -> None:
         self.rt = rt
         self.session = session
+        self.lease = lease
         self.record = session.record
+        self.kept = 0  # inbox items this step put back (reviews waiting for the end)
         self.config = defaults_only(rt.config_defaults)
         if self.record.workflow.started:
             self.config = effective_config(rt.config_defaults, self.record.repo_config)
@@ -131,6 +162,7 @@ class Driver:
             self.config = effective_config(self.rt.config_defaults, text)
         except RepoConfigError as error:
             body = format_config_error(error, label=self.config.trigger_label)
+            self.lease.check()
             post_once(session.gh, session.ref, "config-error", body, session.effects.marks)
             self.close(TaskStatus.CANCELLED, "invalid .github/agentium.yml")
             return False
@@ -156,13 +188,13 @@ class Driver:
         if transition.state.phase.is_terminal and transition.state.paused is None:
             record.status = TaskStatus.FINISHED
             record.status_reason = transition.state.end_reason or transition.state.phase.value
-        self.rt.store.save(record)
+        self.rt.store.save(record, lease=self.lease)
         self.session.files.save(record.steps)
 
     def close(self, status: TaskStatus, reason: str) -> None:
         self.record.status = status
         self.record.status_reason = reason
-        self.rt.store.save(self.record)
+        self.rt.store.save(self.record, lease=self.lease)
 
     def handle_inbox(self) -> None:
         kept: list[InboxItem] = []
@@ -173,6 +205,7 @@ class Driver:
             kept = [item for item in kept if item not in reviews]
             self.review(reviews)
         self.rt.store.requeue_inbox(self.record.key, kept)
+        self.kept = len(kept)
 
     def review(self, items: list[Review]) -> None:
         """Reviews of the finished PR by permitted people start a review round."""

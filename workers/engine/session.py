@@ -20,6 +20,7 @@ from workers.gitops.runner import Git
 from workers.gitops.workspace import GitWorkspace, workspace_path
 from workers.repoconfig import EffectiveConfig
 from workers.runtime import Runtime
+from workers.tasks.lease import Lease
 from workers.tasks.record import TaskRecord
 
 
@@ -66,7 +67,8 @@ class TaskSession:
         )
 
 
-def open_session(rt: Runtime, record: TaskRecord) -> TaskSession:
+def open_session(rt: Runtime, record: TaskRecord, lease: Lease) -> TaskSession:
+    """The step's collaborators; every write that matters is fenced by `lease`."""
     if record.installation_id is None:
         raise TaskSetupError("the delivery that started the task named no installation")
     installation = record.installation_id
@@ -83,9 +85,9 @@ def open_session(rt: Runtime, record: TaskRecord) -> TaskSession:
         git=Git(root / "git-home"),
     )
     info = TaskInfo(ref, record.trigger_user, run=record.trigger_delivery)
-    effects = GitHubEffects(gh, rt.redis, info, workspace)
+    effects = GitHubEffects(gh, rt.redis, info, workspace, fence=lease.check)
     state = state_dir(root, record)
-    files = StateSync(rt.redis, record.key, state)
+    files = StateSync(rt.redis, record.key, state, lease=lease)
     return TaskSession(record, ref, gh, workspace, effects, state, files)
 
 

@@ -4,7 +4,7 @@ The agents keep files in the task's state directory (plan, feedback, conversatio
 continue, phase summaries, the spend ledger). After every step the directory is packed
 into Redis with the step number; a worker that finds its own copy missing or older
 unpacks it first. Code lives in git, state in Redis: nothing on one worker's disk is
-needed by another.
+needed by another. A save under a lease is fenced like the record (docs/design.md §7).
 """
 
 from __future__ import annotations
@@ -17,9 +17,16 @@ from pathlib import Path
 from redis import Redis
 
 from config import keys
+from workers.tasks.lease import Lease, LeaseLost
 
 MAX_BYTES = 32 * 1024 * 1024  # packed; a state directory is text, far below this
 VERSION_FILE = ".agentium-step"
+# KEYS: the files hash, the lease. ARGV: token ("" = unfenced), step, tar.
+_SAVE = """
+if ARGV[1] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'step', ARGV[2], 'tar', ARGV[3])
+return 1
+"""
 
 
 class StateTooLarge(RuntimeError):
@@ -75,13 +82,19 @@ def extract_safely(archive: tarfile.TarFile, root: Path) -> None:
 
 
 class StateSync:
-    def __init__(self, redis: Redis, task_key: str, root: Path) -> None:
+    def __init__(self, redis: Redis, task_key: str, root: Path, *, lease: Lease | None) -> None:
         self._redis, self._key, self.root = redis, keys.task_files(task_key), root
+        self._task, self._lease = task_key, lease
 
     def save(self, step: int) -> None:
+        """Pack the directory into Redis; LeaseLost (nothing written) once the lease is gone."""
         if not self.root.is_dir():
             return
-        self._redis.hset(self._key, mapping={"step": step, "tar": pack(self.root)})
+        lease = self._lease
+        token = lease.token if lease is not None else ""
+        fence = keys.task_lease(self._task)
+        if not self._redis.eval(_SAVE, 2, self._key, fence, token, step, pack(self.root)):
+            raise LeaseLost(self._task)
         (self.root / VERSION_FILE).write_text(str(step))
 
     def restore(self) -> bool:

@@ -1,18 +1,21 @@
 """Carries out the controller's GitHub effects for one task; each is safe to perform twice.
 
->>> effects = GitHubEffects(gh, redis, TaskInfo(ref, trigger_user, run), workspace)
+>>> effects = GitHubEffects(gh, redis, TaskInfo(ref, trigger_user, run), workspace,
+...                         fence=lease.check)
 >>> effects.start()                               # 👀 and agentium:working, once per run
 >>> effects.perform(transition.effects, transition.state)
 
 ``RunAgent`` effects are not GitHub's business and are skipped. What was already done is
 remembered in :class:`~workers.github.marks.TaskMarks`, so a retried job creates no second
-PR, comment, label change or check run.
+PR, comment, label change or check run. ``fence`` is called before every effect and again
+between the push and the pull request: it raises (``LeaseLost``) once the step no longer
+owns its task, so a step that lost its lease neither pushes nor posts (docs/design.md §7).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -27,6 +30,7 @@ from workers.controller.effects import (
     OpenOrUpdatePR,
     PostComment,
     PostNomerge,
+    RunAgent,
     SetLabel,
     Target,
 )
@@ -67,9 +71,16 @@ class TaskInfo:
 
 class GitHubEffects:
     def __init__(
-        self, gh: GitHubClient, redis: Redis, task: TaskInfo, workspace: TaskBranch
+        self,
+        gh: GitHubClient,
+        redis: Redis,
+        task: TaskInfo,
+        workspace: TaskBranch,
+        *,
+        fence: Callable[[], None],
     ) -> None:
         self._gh = gh
+        self._fence = fence
         self._redis = redis
         self._task = task
         self._ref = task.ref
@@ -85,6 +96,7 @@ class GitHubEffects:
         done = f"started:{self._task.run}"
         if self.marks.get(done):
             return
+        self._fence()
         reactions.add_eyes(self._gh, self._ref)
         self._label(labels.WORKING, present=True)
         self.marks.set(done, 1)
@@ -98,6 +110,8 @@ class GitHubEffects:
         return f"{self._task.run}:r{state.round}" if state.round else self._task.run
 
     def perform_one(self, effect: Effect, state: WorkflowState) -> None:
+        if not isinstance(effect, RunAgent):
+            self._fence()
         match effect:
             case PostComment():
                 self._comment(effect, state)
@@ -142,6 +156,7 @@ class GitHubEffects:
 
     def _push_and_pr(self, state: WorkflowState) -> None:
         pushed = self._workspace.push()
+        self._fence()
         number = self.pr_number or self._adopt_or_open(state, pushed)
         self._refresh_body(number, state)
         self._check_for(pushed.head_sha)

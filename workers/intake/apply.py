@@ -10,10 +10,11 @@ from config import keys
 from workers.intake.intents import Cancel, Forward, Ignore, InstallationChange, Intent, StartTask
 from workers.tasks.inbox import CancelRequest, PullRequestClosed
 from workers.tasks.record import TaskRecord, TaskStatus, task_key
-from workers.tasks.store import TaskStore
+from workers.tasks.store import TaskBusy, TaskStore
 
 # Enqueues a step of the task; the string names the cause ("" for the chain of steps).
 Schedule = Callable[[TaskRecord, str], object]
+CANCEL_WAIT_S = 2.0  # a held lease is a running step: it reads the inbox, no need to wait
 
 
 def apply_intent(
@@ -37,7 +38,10 @@ def apply_intent(
 
 def _start(intent: StartTask, store: TaskStore, delivery: str, schedule: Schedule) -> str:
     key = task_key(intent.repo, intent.issue)
-    with store.locked(key):
+    existing = store.get(key)
+    if existing is not None and existing.status is TaskStatus.ACTIVE:
+        return "already_running"  # (its lease may be held for a long agent call)
+    with store.leased(key, renew=False) as lease:
         existing = store.get(key)
         if existing is not None and existing.status is TaskStatus.ACTIVE:
             return "already_running"
@@ -49,24 +53,31 @@ def _start(intent: StartTask, store: TaskStore, delivery: str, schedule: Schedul
             trigger_delivery=delivery,
             issue_title=intent.title,
             issue_body=intent.body,
+            version=existing.version if existing is not None else 0,
         )
-        store.save(record)
+        store.save(record, lease=lease)
     schedule(record, "")
     return "task_started"
 
 
 def _cancel(store: TaskStore, key: str, item: CancelRequest, schedule: Schedule) -> str:
-    """A task that has not started yet ends here; a running one hears it at its next step."""
-    with store.locked(key):
+    """A task nobody works on that has not started ends here; otherwise the step that
+    holds it, or the next one, hears the request from the inbox."""
+    try:
+        with store.leased(key, CANCEL_WAIT_S, renew=False) as lease:
+            record = store.get(key)
+            if record is None or record.status is not TaskStatus.ACTIVE:
+                return "no_active_task"
+            if not record.workflow.started:
+                record.status = TaskStatus.CANCELLED
+                record.status_reason = item.reason
+                store.save(record, lease=lease)
+                return "task_cancelled"
+    except TaskBusy:  # a step holds the task, maybe for a long agent call
         record = store.get(key)
         if record is None or record.status is not TaskStatus.ACTIVE:
             return "no_active_task"
-        if not record.workflow.started:
-            record.status = TaskStatus.CANCELLED
-            record.status_reason = item.reason
-            store.save(record)
-            return "task_cancelled"
-        store.push_inbox(key, item)
+    store.push_inbox(key, item)
     schedule(record, f"d{item.delivery}")
     return "cancel_requested"
 

@@ -139,6 +139,8 @@ def _sandbox_works(settings: Settings) -> bool:
 
 def preload_runtime(settings: Settings) -> None:
     """Build the clients once, before forking a work-horse per job (they inherit them)."""
+    from datetime import timedelta
+
     from workers import jobs
     from workers.engine import scheduling
     from workers.intake import reconcile
@@ -147,7 +149,7 @@ def preload_runtime(settings: Settings) -> None:
         print("agentium: APP_ID is not set; tasks cannot run until it is", file=sys.stderr)
         return
     runtime = jobs.runtime()
-    scheduling.schedule_sweep(runtime.queue)
+    scheduling.schedule_sweep(runtime.queue, every=timedelta(seconds=settings.sweep_every_s))
     reconcile.schedule_reconcile(runtime.queue)
 
 

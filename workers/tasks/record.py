@@ -47,6 +47,7 @@ class TaskRecord(BaseModel):
     repo_config: str | None = None  # .github/agentium.yml at base_sha, None when absent
     head_sha: str | None = None  # the task branch's last pushed commit
     steps: int = 0  # saved steps; names the next step job
+    version: int = 0  # saves so far; a fenced save must have read the stored one
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     workflow: WorkflowState = Field(default_factory=WorkflowState)

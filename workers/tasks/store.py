@@ -1,4 +1,10 @@
-"""Tasks in Redis: the record as JSON, an index by last update, an inbox, a lock."""
+"""Tasks in Redis: the record as JSON, an index by last update, an inbox, a lease.
+
+A save under a lease is fenced (docs/design.md §7): one script checks that the lease
+still holds the saver's token and that the stored record is the version the saver read,
+then writes the record and its indexes; otherwise nothing is written and the saver gets
+LeaseLost or StaleRecord. A late writer is refused, never merged.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +12,32 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from redis import Redis
-from redis.lock import Lock
 
 from config import keys
-from workers.tasks import inbox
+from workers.tasks import inbox, lease
 from workers.tasks.inbox import InboxItem
+from workers.tasks.lease import Lease, LeaseLost, StaleRecord, TaskBusy
 from workers.tasks.record import TaskRecord, utcnow
 
-LOCK_TTL_S = 30  # a dead holder's lock expires this long after its last renewal
-LOCK_WAIT_S = 10
+__all__ = ["TaskBusy", "TaskStore"]
 
-
-class TaskBusy(RuntimeError):
-    """Another job holds the task's lock; the job is retried later."""
+# KEYS: record, index, PR index, lease. ARGV: token ("" = unfenced), the version read,
+# the JSON, the task key, its score, the PR index field ("" = none).
+_SAVE = """
+if ARGV[1] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[1] then return 'lease' end
+if ARGV[1] ~= '' then
+  local stored = redis.call('GET', KEYS[1])
+  if stored then
+    local ok, decoded = pcall(cjson.decode, stored)
+    local version = ok and tonumber(decoded['version']) or 0
+    if version ~= tonumber(ARGV[2]) then return 'version' end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[4])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], ARGV[6], ARGV[4]) end
+return 'ok'
+"""
 
 
 def _text(value: object) -> str:
@@ -33,16 +52,38 @@ class TaskStore:
         raw = self._redis.get(keys.task_record(key))
         return TaskRecord.model_validate_json(raw) if raw is not None else None
 
-    def save(self, record: TaskRecord) -> None:
-        record.updated_at = utcnow()
-        with self._redis.pipeline(transaction=True) as pipe:
-            pipe.set(keys.task_record(record.key), record.model_dump_json())
-            pipe.zadd(keys.TASK_INDEX, {record.key: record.updated_at.timestamp()})
-            if record.pr_number is not None:
-                pipe.hset(
-                    keys.TASK_PR_INDEX, keys.task_pr(record.repo, record.pr_number), record.key
-                )
-            pipe.execute()
+    def save(self, record: TaskRecord, *, lease: Lease | None) -> None:
+        """Write the record; with a lease, only if it holds and nobody wrote since the read.
+
+        Every step and intake writer passes its lease; None is for fixtures and tools that
+        own the task outright. On success ``record.version`` is the stored version."""
+        if lease is not None and lease.lost:
+            raise LeaseLost(record.key)
+        read = record.version
+        if lease is None:  # written outright: after whatever is stored
+            current = self.get(record.key)
+            read = current.version if current is not None else read
+        stored = record.model_copy(update={"updated_at": utcnow(), "version": read + 1})
+        pr_field = keys.task_pr(record.repo, record.pr_number) if record.pr_number else ""
+        answer = self._redis.eval(
+            _SAVE,
+            4,
+            keys.task_record(record.key),
+            keys.TASK_INDEX,
+            keys.TASK_PR_INDEX,
+            keys.task_lease(record.key),
+            lease.token if lease is not None else "",
+            read,
+            stored.model_dump_json(),
+            record.key,
+            stored.updated_at.timestamp(),
+            pr_field,
+        )
+        if _text(answer) == "lease":
+            raise LeaseLost(record.key)
+        if _text(answer) == "version":
+            raise StaleRecord(record.key)
+        record.updated_at, record.version = stored.updated_at, stored.version
 
     def task_keys(self) -> list[str]:
         """Task keys, most recently updated first."""
@@ -73,16 +114,23 @@ class TaskStore:
             encoded = [inbox.encode(item) for item in reversed(items)]
             self._redis.lpush(keys.task_inbox(key), *encoded)
 
-    def is_locked(self, key: str) -> bool:
-        return bool(self._redis.exists(keys.task_lock(key)))
+    def inbox_size(self, key: str) -> int:
+        return int(self._redis.llen(keys.task_inbox(key)))
+
+    def is_leased(self, key: str) -> bool:
+        """Somebody holds the task's lease (a step in flight, however long it takes)."""
+        return lease.is_held(self._redis, key)
+
+    def lease_left(self, key: str) -> float:
+        """Seconds until the task's lease expires unless its holder renews it."""
+        return lease.time_left(self._redis, key)
 
     @contextmanager
-    def locked(self, key: str, wait_s: float = LOCK_WAIT_S) -> Iterator[Lock]:
-        """Hold the task's lock; TaskBusy if another job keeps it past `wait_s`."""
-        lock = self._redis.lock(keys.task_lock(key), timeout=LOCK_TTL_S, blocking_timeout=wait_s)
-        if not lock.acquire():
-            raise TaskBusy(key)
-        try:
-            yield lock
-        finally:
-            lock.release()
+    def leased(
+        self, key: str, wait_s: float = lease.WAIT_S, *, renew: bool = True
+    ) -> Iterator[Lease]:
+        """Hold the task's lease, renewed in the background while the block runs;
+        TaskBusy if another holder keeps it past `wait_s`."""
+        every = lease.RENEW_EVERY_S if renew else None
+        with lease.hold(self._redis, key, wait_s=wait_s, renew_every_s=every) as held:
+            yield held
