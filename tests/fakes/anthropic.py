@@ -11,10 +11,19 @@ the request (``Callable[[Recorded], Reply]``). Every request is recorded with it
 and raw bytes. Usage is computed from the request like the real prompt cache would: bytes
 up to the longest ``cache_control`` breakpoint seen before are a cache read, the rest up to
 the last breakpoint a cache write (4 bytes per token).
+
+Like the real API, the fake answers many requests at once: each is awaited on its own, a
+reply function runs in a thread, and ``latency`` (seconds per request, a function of it)
+is slept asynchronously, so a slow answer never holds up another. ``task_of`` names the
+task a request belongs to; ``calls`` records every request's start and end per task and
+``peak`` the most requests of one task in flight at any moment. A request whose client
+went away (a killed worker) ends when the fake notices, and its reply is never computed,
+so a script is not advanced by an answer nobody reads.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import itertools
 import json
@@ -32,6 +41,10 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tests.fakes.anthropic_cache import prompt_bytes as prompt_bytes  # re-exported
+from tests.fakes.anthropic_cache import prompt_segments
+from tests.fakes.anthropic_cache import shared_prefix as shared_prefix  # re-exported
 
 CORPUS = Path(__file__).parent.parent / "corpus" / "anthropic"
 _DROP_HEADERS = {"content-length", "transfer-encoding", "connection", "content-type"}
@@ -61,6 +74,17 @@ class Recorded:
 
 Script = Reply | Callable[[Recorded], Reply]
 _ids = itertools.count(1)
+POLL_S = 0.25  # how often a waiting request looks for its client's disconnection
+
+
+@dataclass
+class Call:
+    """One request as the server saw it: its task, when it came, when it ended."""
+
+    task: object
+    started: float
+    ended: float | None = None
+    abandoned: bool = False  # the client went away before the answer
 
 
 def _flat_headers(headers: dict[str, Any]) -> dict[str, str]:
@@ -115,36 +139,6 @@ def bad_request() -> Reply:
     return Reply(400, shape["body"], _flat_headers(shape["headers"]))
 
 
-def _canonical(item: Any) -> tuple[bytes, bool]:
-    marked = isinstance(item, dict) and "cache_control" in item
-    if isinstance(item, dict):
-        item = {k: v for k, v in item.items() if k != "cache_control"}
-    return json.dumps(item, sort_keys=True, ensure_ascii=False).encode(), marked
-
-
-def prompt_segments(body: dict[str, Any]) -> list[tuple[bytes, bool]]:
-    """The prompt in the cache's order (tools, system, messages) as (bytes, breakpoint)."""
-    system = body.get("system", [])
-    parts: list[tuple[bytes, bool]] = [_canonical(t) for t in body.get("tools", [])]
-    parts += [_canonical(s) for s in (system if isinstance(system, list) else [system])]
-    for message in body.get("messages", []):
-        content = message["content"]
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        parts.append((f'{{"role":"{message["role"]}"}}'.encode(), False))
-        parts += [_canonical(b) for b in blocks]
-    return parts
-
-
-def prompt_bytes(body: dict[str, Any]) -> bytes:
-    return b"".join(segment for segment, _ in prompt_segments(body))
-
-
-def shared_prefix(a: bytes, b: bytes) -> int:
-    size = min(len(a), len(b))
-    index = next((i for i in range(size) if a[i] != b[i]), size)
-    return index
-
-
 class FakeAnthropic:
     """The server; ``requests`` holds every request, ``script`` the replies still to give."""
 
@@ -153,6 +147,11 @@ class FakeAnthropic:
         self.requests: list[Recorded] = []
         self.unexpected: list[str] = []
         self.api_key = api_key
+        self.latency: Callable[[Recorded], float] | None = None
+        self.task_of: Callable[[Recorded], object] | None = None
+        self.calls: list[Call] = []
+        self.peak: dict[object, int] = {}
+        self._in_flight: dict[object, int] = {}
         self._cached: set[bytes] = set()
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
@@ -174,16 +173,48 @@ class FakeAnthropic:
             self.requests.append(recorded)
             if not self._authorised(request):
                 return _error(401, "authentication_error", "invalid x-api-key")
+        call = self._begin(recorded)
+        try:
+            delay = self.latency(recorded) if self.latency is not None else 0.0
+            if not await _wait_unless_gone(request, delay):
+                call.abandoned = True
+                return Response(status_code=499)
+            return await self._answer(recorded)
+        finally:
+            self._end(call)
+
+    def _begin(self, recorded: Recorded) -> Call:
+        with self._lock:
+            task = self.task_of(recorded) if self.task_of is not None else None
+            call = Call(task, time.time())
+            self.calls.append(call)
+            self._in_flight[task] = self._in_flight.get(task, 0) + 1
+            self.peak[task] = max(self.peak.get(task, 0), self._in_flight[task])
+            return call
+
+    def _end(self, call: Call) -> None:
+        with self._lock:
+            call.ended = time.time()
+            self._in_flight[call.task] -= 1
+
+    async def _answer(self, recorded: Recorded) -> Response:
+        with self._lock:
             if not self.script:
                 self.unexpected.append("request after the script ended")
                 return _error(500, "api_error", "fake: no scripted reply left", retry=False)
             item = self.script.popleft()
-            reply = item(recorded) if callable(item) else item
-            body = copy.deepcopy(reply.body)
-            if reply.status == 200:
+        reply = await asyncio.to_thread(item, recorded) if callable(item) else item
+        body = copy.deepcopy(reply.body)
+        if reply.status == 200:
+            with self._lock:
                 body["usage"] = {**body["usage"], **(reply.usage or self._usage(recorded))}
         headers = {"request-id": f"req_fake{next(_ids):06d}", **reply.headers}
         return JSONResponse(body, status_code=reply.status, headers=headers)
+
+    def in_flight(self) -> dict[object, int]:
+        """Requests being answered now, per task."""
+        with self._lock:
+            return {task: count for task, count in self._in_flight.items() if count}
 
     def _usage(self, recorded: Recorded) -> dict[str, int]:
         segments = prompt_segments(recorded.json)
@@ -230,6 +261,16 @@ class FakeAnthropic:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+async def _wait_unless_gone(request: Request, seconds: float) -> bool:
+    """Sleep `seconds` without blocking other requests; False if the client went away."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        await asyncio.sleep(min(POLL_S, left))
+        if await request.is_disconnected():
+            return False
+    return True
 
 
 def _error(status: int, kind: str, message: str, *, retry: bool = True) -> JSONResponse:
