@@ -25,8 +25,11 @@ from typing import Any
 
 import httpx
 import redis
+from rq import Queue
+from rq.registry import FailedJobRegistry
 
 from tests.e2e.model import ScriptedModel
+from tests.e2e.multitask import issue_of
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.github import FakeGitHub
 from tests.fakes.keys import app_key_pair
@@ -42,6 +45,7 @@ SECRET = "e2e-webhook-secret"
 APP_ID, SLUG, INSTALLATION = 4242, "agentium", 77
 REPO, MAINTAINER = "octo/iniconfig", "maintainer"
 LLM_KEY = "e2e-anthropic-key"
+QUEUE = "agentium-e2e"
 
 
 def iniconfig_files() -> dict[str, str]:
@@ -65,6 +69,7 @@ class Harness:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     port: int = 0
     extra_files: dict[str, str] = field(default_factory=dict)  # added to the repository
+    settings: dict[str, str] = field(default_factory=dict)  # more environment, every process
 
     # starting and stopping
 
@@ -78,6 +83,7 @@ class Harness:
         self.github.add_repo(REPO, files=iniconfig_files() | self.extra_files)
         self.github.set_role(REPO, MAINTAINER, "admin")
         self.llm = FakeAnthropic(api_key=LLM_KEY).start()
+        self.llm.task_of = issue_of  # requests in flight are counted per issue
         self.port = free_port()
         self.start_process("web", ["web"])
         for index in range(self.workers):
@@ -88,21 +94,25 @@ class Harness:
     def env(self) -> dict[str, str]:
         assert self.redis_server and self.github and self.llm
         keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "HOME", "TMPDIR")}
-        return keep | {
-            "PYTHONPATH": str(ROOT),
-            "REDIS_URL": self.redis_server.url,
-            "WEBHOOK_SECRET": SECRET,
-            "APP_ID": str(APP_ID),
-            "APP_SLUG": SLUG,
-            "PRIVATE_KEY": app_key_pair().private_pem.replace("\n", "\\n"),
-            "GITHUB_API_URL": self.github.url,
-            "GITHUB_WRITE_INTERVAL_S": "0.05",
-            "ANTHROPIC_API_KEY": LLM_KEY,
-            "ANTHROPIC_BASE_URL": self.llm.base_url,
-            "PORT": str(self.port),
-            "DATA_DIR": str(self.root / "data"),
-            "QUEUE_NAME": "agentium-e2e",
-        }
+        return (
+            keep
+            | {
+                "PYTHONPATH": str(ROOT),
+                "REDIS_URL": self.redis_server.url,
+                "WEBHOOK_SECRET": SECRET,
+                "APP_ID": str(APP_ID),
+                "APP_SLUG": SLUG,
+                "PRIVATE_KEY": app_key_pair().private_pem.replace("\n", "\\n"),
+                "GITHUB_API_URL": self.github.url,
+                "GITHUB_WRITE_INTERVAL_S": "0.05",
+                "ANTHROPIC_API_KEY": LLM_KEY,
+                "ANTHROPIC_BASE_URL": self.llm.base_url,
+                "PORT": str(self.port),
+                "DATA_DIR": str(self.root / "data"),
+                "QUEUE_NAME": QUEUE,
+            }
+            | self.settings
+        )
 
     def start_process(
         self, name: str, args: list[str], env: dict[str, str] | None = None
@@ -227,6 +237,22 @@ class Harness:
         record = self.record(number)
         assert record is not None
         return record
+
+    def failed_jobs(self) -> list[str]:
+        """Every RQ job that failed (its id and the last line of its error)."""
+        assert self.redis_server is not None
+        client = redis.Redis.from_url(self.redis_server.url)
+        try:
+            queue = Queue(QUEUE, connection=client)
+            found = []
+            for job_id in FailedJobRegistry(queue=queue).get_job_ids():
+                job = queue.fetch_job(job_id)
+                result = job.latest_result() if job is not None else None
+                error = (result.exc_string or "").strip().splitlines() if result else []
+                found.append(f"{job_id}: {error[-1] if error else '?'}")
+            return found
+        finally:
+            client.close()
 
     def logs(self) -> str:
         return "\n".join(
