@@ -70,11 +70,19 @@ class Rules:
     repo_label: Callable[[Event], str] | None = None
 
     def for_event(self, event_name: str, event: Event) -> Rules:
-        """These rules with the repository's own trigger label, asked only when it matters."""
-        other = event.label is not None and event.label.name != self.trigger_label
-        if self.repo_label is None or event_name != "issues" or not other:
+        """These rules with the repository's own trigger label, asked only when it matters:
+        a label event about another label, or an issue reopened with other labels only."""
+        if self.repo_label is None or event_name != "issues" or not self._other_label(event):
             return self
         return replace(self, trigger_label=self.repo_label(event))
+
+    def _other_label(self, event: Event) -> bool:
+        if event.label is not None:
+            return event.label.name != self.trigger_label
+        if event.action == "reopened" and event.issue is not None:
+            names = {label.name for label in event.issue.labels}
+            return bool(names) and self.trigger_label not in names
+        return False
 
 
 def decide(event_name: str, event: Event, rules: Rules) -> Intent:
