@@ -140,3 +140,28 @@ def test_invalid_repository_settings_are_refused(
     err = refused(["--repo", str(repo), "--issue-file", str(issue_file)], capsys)
     assert "`.github/agentium.yml` line 1: limits.SIMPLE.IMPLEMENT" in err
     assert BRANCH not in branches(repo)
+
+
+@pytest.mark.parametrize("refusal", ["dirty", "not a repository", "missing key"])
+def test_a_refusal_creates_nothing(
+    refusal: str,
+    repo: Path,
+    issue_file: Path,
+    env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Not even DATA_DIR (by default `.data` in the working directory)."""
+    monkeypatch.delenv("DATA_DIR")
+    target = repo
+    if refusal == "dirty":
+        (repo / "README.md").write_text("changed\n")
+    elif refusal == "not a repository":
+        target = Path.cwd() / "plain"
+        target.mkdir()
+    else:
+        monkeypatch.delenv("ANTHROPIC_API_KEY")
+    before = sorted(Path.cwd().iterdir())
+    refused(["--repo", str(target), "--issue-file", str(issue_file)], capsys)
+    assert sorted(Path.cwd().iterdir()) == before
+    assert not (Path.cwd() / ".data").exists()

@@ -37,8 +37,8 @@ def test_complex_issue_ends_ready_on_a_new_branch(
     assert len(git(repo, "worktree", "list").splitlines()) == 1
     made = commits(repo, "main", BRANCH)
     assert made == [
-        "Docs iteration 1 for #0",
-        "Implement iteration 1 for #0",
+        "Docs iteration 1 for ISSUE.md",
+        "Implement iteration 1 for ISSUE.md",
     ]
     assert "── Plan (comment on the issue) ──\n    creates plan" in out
     assert "Assessor verdict: COMPLEX" in out
@@ -50,7 +50,7 @@ def test_complex_issue_ends_ready_on_a_new_branch(
     base = git(repo, "rev-parse", "--short", "main").strip()
     assert f"git log --oneline {base}..{BRANCH}" in out
     assert out.rstrip().endswith(" model call(s)")
-    assert "Implement iteration 1 for #0\nModel spend: " in out
+    assert "Implement iteration 1 for ISSUE.md\nModel spend: " in out
 
 
 def test_simple_issue_ends_nomerge(
@@ -68,9 +68,9 @@ def test_simple_issue_ends_nomerge(
     assert model.done and not model.errors
     assert git(repo, "rev-parse", "main").strip() == main_sha
     assert commits(repo, "main", "try/nomerge") == [
-        "Docs iteration 1 for #0",
-        "Implement iteration 2 for #0",
-        "Implement iteration 1 for #0",
+        "Docs iteration 1 for ISSUE.md",
+        "Implement iteration 2 for ISSUE.md",
+        "Implement iteration 1 for ISSUE.md",
     ]
     assert "Assessor verdict: SIMPLE -> ADVANCE" in out
     assert "IMPLEMENT iteration 1: judge says ITERATE → iterate" in out

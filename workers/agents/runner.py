@@ -216,4 +216,4 @@ class AgentRunner:
         effect = run.effect
         task = f", task {effect.task.index + 1} of {effect.task.total}" if effect.task else ""
         title = f"{effect.phase.value.title()} iteration {effect.iteration}{task}"
-        return f"{title} for #{run.task.issue_number}\n\nMade by the agentium worker agent."
+        return f"{title} for {run.task.issue_ref}\n\nMade by the agentium worker agent."

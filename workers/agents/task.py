@@ -34,6 +34,12 @@ class TaskContext:
     memory_priorities: tuple[MemoryType, ...] = DEFAULT_PRIORITIES
     comments: tuple[str, ...] = ()
     test_command: str | None = None
+    issue_file: str | None = None  # `agentium local`: the file the issue was read from
+
+    @property
+    def issue_ref(self) -> str:
+        """How commit messages name the issue: ``#N`` on GitHub, the issue file locally."""
+        return self.issue_file or f"#{self.issue_number}"
 
     @classmethod
     def from_state(
@@ -49,6 +55,7 @@ class TaskContext:
         base_sha: str,
         comments: tuple[str, ...] = (),
         test_command: str | None = None,
+        issue_file: str | None = None,
     ) -> TaskContext:
         return cls(
             issue_number=issue_number,
@@ -64,4 +71,5 @@ class TaskContext:
             memory_priorities=workflow.memory.priorities,
             comments=comments,
             test_command=test_command,
+            issue_file=issue_file,
         )

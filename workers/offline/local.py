@@ -48,7 +48,7 @@ from workers.offline.scenario import load_scenario
 from workers.repoconfig import EffectiveConfig, load_repo_config_defaults
 from workers.runtime import anthropic_adapter, build_runner
 
-LOCAL_ISSUE = 0  # no GitHub issue: the agents and commit messages see #0
+LOCAL_ISSUE = 0  # no GitHub issue: prompts see #0, commit messages name the issue file
 AUTHOR = ("agentium", "agentium@localhost")
 
 
@@ -83,6 +83,7 @@ class LocalBranch:
 @dataclass(frozen=True)
 class LocalTask:
     issue: IssueFile
+    issue_name: str  # the issue file's name, as commit messages give it
     branch: LocalBranch
     state_dir: Path
     config: EffectiveConfig
@@ -99,6 +100,7 @@ class LocalTask:
             state_dir=self.state_dir,
             base_sha=self.branch.base,
             test_command=self.config.test_command,
+            issue_file=self.issue_name,
         )
 
     def checkout(self) -> LocalGit:
@@ -176,21 +178,21 @@ def spent(state_dir: Path) -> str:
 
 
 def prepare(args: argparse.Namespace, settings: Settings) -> LocalTask:
-    """Check everything, then create the branch and its worktree (the last step)."""
+    """Check everything, then create the branch and its worktree (the last step): a
+    refusal leaves nothing behind, not even DATA_DIR."""
     issue = read_issue(args.issue_file)
-    (settings.data_dir / "git-home").mkdir(parents=True, exist_ok=True)
-    repo = open_repo(
-        args.repo.expanduser().resolve(), Git(settings.data_dir.resolve() / "git-home")
-    )
+    home = settings.data_dir.expanduser().resolve() / "git-home"  # made once checks pass
+    repo = open_repo(args.repo.expanduser().resolve(), Git(home))
     name = args.branch or f"agentium/local-{slug(issue.title)}"
     repo.check_branch_name(name)
     base = repo.head()
     config = repo_config(repo, base, args.scenario)
     runner = agents(settings, config)
     folder = task_dir(settings, repo, slug(name))
+    home.mkdir(parents=True, exist_ok=True)
     branch = LocalBranch(repo, name, base, folder / "checkout")
     repo.add_worktree(branch.checkout, name, base)
-    return LocalTask(issue, branch, folder / "state", config, runner)
+    return LocalTask(issue, args.issue_file.name, branch, folder / "state", config, runner)
 
 
 def drive(task: LocalTask, printer: EffectsPrinter) -> WorkflowState:
