@@ -43,6 +43,11 @@ def redelivered(guid: str) -> str:
     return f"{PREFIX}:redelivered:{guid}"
 
 
+def app_slug(app_id: int) -> str:
+    """The App's slug as GitHub answered ``GET /app`` (when APP_SLUG is unset)."""
+    return f"{PREFIX}:app:{app_id}:slug"
+
+
 def installation(installation_id: int) -> str:
     """The hash of what the App knows of an installation (action, account)."""
     return f"{PREFIX}:installation:{installation_id}"

@@ -36,7 +36,8 @@ class Settings(BaseSettings):
     app_slug: str | None = Field(
         default=None,
         pattern=r"^[a-z0-9][a-z0-9-]{0,33}$",
-        description="The App's slug; its bot user `SLUG[bot]` triggers a task when assigned.",
+        description="The App's slug; its bot user `SLUG[bot]` triggers a task when assigned. "
+        "When unset, workers ask GitHub for it with the App's JWT (`GET /app`) and cache it.",
     )
     private_key: SecretStr | None = Field(
         default=None, description="The App's PEM key; one line with literal `\\n` is accepted."

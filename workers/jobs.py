@@ -35,9 +35,12 @@ def settings() -> Settings:
 
 @functools.cache
 def rules() -> Rules:
-    """The trigger rules for this process, read once from the settings and defaults."""
+    """The trigger rules for this process, read once from the settings and defaults; the
+    bot's login comes from the runtime, which asks GitHub for the slug when unset."""
     defaults = load_bot_defaults()
-    return Rules(defaults.trigger_label, settings().bot_login, defaults.commands)
+    rt = _app_runtime()
+    login = rt.settings.bot_login if rt is not None else settings().bot_login
+    return Rules(defaults.trigger_label, login, defaults.commands)
 
 
 @functools.cache

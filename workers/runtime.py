@@ -32,6 +32,7 @@ from workers.defaults import (
     load_default_routing,
     load_default_workflow_config,
 )
+from workers.github.app_slug import app_slug, ask_github
 from workers.github.client import GitHubClients
 from workers.gitops.workspace import Identity, bot_identity
 from workers.repoconfig import RepoConfigDefaults, load_repo_config_defaults
@@ -61,22 +62,27 @@ class Runtime:
 
 
 def build_runtime(settings: Settings, redis: Redis) -> Runtime:
-    settings.require("app_id", "app_slug", "private_key")
-    assert settings.app_id is not None and settings.app_slug is not None
+    """Raises AppSlugUnknown when APP_SLUG is unset and GitHub cannot be asked for it."""
+    settings.require("app_id", "private_key")
+    app_id = settings.app_id
+    assert app_id is not None
+    github = GitHubClients.from_settings(
+        settings, redis, write_interval_s=settings.github_write_interval_s
+    )
+    slug = app_slug(settings, redis, lambda: ask_github(github))
+    settings = settings.model_copy(update={"app_slug": slug})
     agent_settings = load_default_agent_settings()
     return Runtime(
         settings=settings,
         redis=redis,
         queue=Queue(settings.queue_name, connection=redis),
         store=TaskStore(redis),
-        github=GitHubClients.from_settings(
-            settings, redis, write_interval_s=settings.github_write_interval_s
-        ),
+        github=github,
         runner=build_runner(
             settings, agent_settings, {"anthropic": anthropic_adapter(settings, agent_settings)}
         ),
         workflow=load_default_workflow_config(),
-        identity=bot_identity(settings.app_id, settings.app_slug),
+        identity=bot_identity(app_id, slug),
         config_defaults=load_repo_config_defaults(),
     )
 

@@ -181,6 +181,13 @@ def check_run(api: str, repo: str, run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def app(app_id: int, slug: str) -> Any:
+    """``GET /app``: the authenticated App, as the corpus example with its id and slug."""
+    data: dict[str, Any] = example("apps-get-authenticated.200.json")
+    data.update(id=app_id, slug=slug, name=slug, html_url=f"{WEB}/apps/{slug}")
+    return data
+
+
 def error(message: str, status: int, errors: list[dict[str, Any]] | None = None) -> Any:
     body: dict[str, Any] = {
         "message": message,

@@ -39,6 +39,10 @@ def _number(repo: Repo, value: str) -> int:
     return number
 
 
+def get_app(fake: FakeGitHub, p: dict[str, str], body: Any, q: dict[str, str]) -> Answer:
+    return 200, data.app(fake.app_id, fake.bot_login.removesuffix("[bot]"))
+
+
 def mint_token(fake: FakeGitHub, p: dict[str, str], body: Any, q: dict[str, str]) -> Answer:
     installation = int(p["installation_id"])
     if installation not in fake.installations:
@@ -281,6 +285,7 @@ def update_check(fake: FakeGitHub, p: dict[str, str], body: Any, q: dict[str, st
 
 ROUTES: list[tuple[str, str, str, Any]] = [
     # (method, path template, auth, handler)
+    ("GET", "/app", "app", get_app),
     ("POST", "/app/installations/{installation_id}/access_tokens", "app", mint_token),
     ("GET", "/app/hook/deliveries", "app", list_deliveries),
     ("POST", "/app/hook/deliveries/{delivery_id}/attempts", "app", redeliver),

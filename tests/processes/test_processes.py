@@ -15,6 +15,7 @@ import httpx
 import pytest
 import redis
 
+from tests.fakes.keys import app_key_pair
 from tests.support import SECRET, delivery_headers, encode, payload
 from workers.processes.embedded_redis import EmbeddedRedis, free_port, port_open
 from workers.tasks.record import task_key
@@ -137,5 +138,28 @@ def test_an_app_without_its_key_is_named_before_anything_starts(tmp_path: Path) 
         capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert result.returncode == 2
-    assert "APP_SLUG, PRIVATE_KEY" in result.stderr
+    assert "PRIVATE_KEY" in result.stderr
+    assert "APP_SLUG" not in result.stderr  # asked of GitHub when unset
     assert "Traceback" not in result.stderr
+
+
+def test_a_worker_that_cannot_ask_github_for_the_slug_says_so(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """APP_SLUG unset and GitHub unreachable: one clear line, exit 2, no traceback."""
+    env = base_env(tmp_path, free_port()) | {
+        "PYTHONPATH": str(ROOT),
+        "APP_ID": "7",
+        "PRIVATE_KEY": app_key_pair().private_pem,
+        "REDIS_URL": redis_url,
+        "GITHUB_API_URL": f"http://127.0.0.1:{free_port()}",  # nothing listens
+        "QUEUE_NAME": "agentium-slug-test",
+    }
+    env.pop("APP_SLUG", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "workers.processes.cli", "worker", "--burst"], cwd=tmp_path,
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "APP_SLUG is not set and GitHub could not be asked for it" in result.stderr
+    assert "set APP_SLUG" in result.stderr and "Traceback" not in result.stderr

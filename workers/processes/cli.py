@@ -53,9 +53,8 @@ def _run(settings: Settings, _args: argparse.Namespace) -> int:
     if in_setup_mode(settings):
         return _run_setup(settings)
     # An App needs all of its credentials: say which are missing before anything starts.
-    needed = (
-        ("webhook_secret", "app_slug", "private_key") if settings.app_id else ("webhook_secret",)
-    )
+    # The slug is asked of GitHub by the workers when APP_SLUG is unset.
+    needed = ("webhook_secret", "private_key") if settings.app_id else ("webhook_secret",)
     try:
         settings.require(*needed)
     except SettingsError as exc:
@@ -113,14 +112,20 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     try:
         settings.require("redis_url")
         if settings.app_id:
-            settings.require("app_slug", "private_key")
+            settings.require("private_key")
     except SettingsError as exc:
         print(f"agentium: {exc} (set it in the environment or in .env)", file=sys.stderr)
         return 2
     if not _sandbox_works(settings):
         return 2
     configure_logging(settings.log_level)
-    preload_runtime(settings)
+    from workers.github.app_slug import AppSlugUnknown
+
+    try:
+        preload_runtime(settings)
+    except AppSlugUnknown as exc:
+        print(f"agentium: {exc}", file=sys.stderr)
+        return 2
     return run_worker(settings, name=args.name, burst=args.burst, max_jobs=args.max_jobs)
 
 
