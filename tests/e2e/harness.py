@@ -101,7 +101,7 @@ class Harness:
                 "REDIS_URL": self.redis_server.url,
                 "WEBHOOK_SECRET": SECRET,
                 "APP_ID": str(APP_ID),  # APP_SLUG unset: the workers ask the fake GitHub
-                    "PRIVATE_KEY": app_key_pair().private_pem.replace("\n", "\\n"),
+                "PRIVATE_KEY": app_key_pair().private_pem.replace("\n", "\\n"),
                 "GITHUB_API_URL": self.github.url,
                 "GITHUB_WRITE_INTERVAL_S": "0.05",
                 "ANTHROPIC_API_KEY": LLM_KEY,

@@ -1,8 +1,9 @@
-"""The worker's side of a delivery, on the real Redis: decide once, apply under the lock."""
+"""The worker's side of a delivery, on the real Redis: decide once, apply under the lease."""
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -13,10 +14,12 @@ from config.wire import DeliveryMeta
 from tests.support import payload
 from workers.engine.scheduling import step_job_id
 from workers.intake import deliveries
+from workers.intake.apply import CANCEL_WAIT_S
 from workers.intake.deliveries import process_delivery
 from workers.intake.intents import Rules
 from workers.jobs import scheduler
-from workers.tasks.inbox import CommandRequest
+from workers.tasks.inbox import CancelRequest, CommandRequest
+from workers.tasks.lease import hold
 from workers.tasks.record import TaskStatus, task_key
 from workers.tasks.store import TaskStore
 
@@ -108,6 +111,24 @@ def test_cancel(
     assert record.status_reason is not None and reason in record.status_reason
     # Labelling again after a cancel starts afresh.
     assert run(redis_client, "issues", labeled(), "again") == "task_started"
+
+
+def test_a_cancel_while_a_step_holds_the_task_goes_to_its_inbox(
+    redis_client: redis.Redis,
+) -> None:
+    """The holder may be in a long agent call: no waiting for it, the step hears it."""
+    run(redis_client, "issues", labeled(), "start")
+    data = {**payload("issues", "labeled"), "action": "closed"}
+    with hold(redis_client, KEY):
+        started = time.monotonic()
+        assert run(redis_client, "issues", data, "cancel") == "cancel_requested"
+        assert time.monotonic() - started < CANCEL_WAIT_S + 1
+    store = TaskStore(redis_client)
+    [item] = store.inbox(KEY)
+    assert isinstance(item, CancelRequest) and "issue closed" in item.reason
+    record = store.get(KEY)
+    assert record is not None and record.status is TaskStatus.ACTIVE
+    assert step_job_id(KEY, 0, "dcancel") in queue(redis_client).job_ids
 
 
 def test_cancel_without_task(redis_client: redis.Redis) -> None:

@@ -1,1 +1,1 @@
-"""Tasks: one per issue, stored in Redis as versioned JSON, worked on under a lock."""
+"""Tasks: one per issue, stored in Redis as versioned JSON, worked on under a lease."""
