@@ -7,7 +7,7 @@ started again here, with backoff, a bounded number of times.
 
 A job's heartbeat lives `job_monitoring_interval + HEARTBEAT_GRACE_S` seconds (RQ's own
 grace is 60 s), so the job of a worker that died is found abandoned and retried in about
-half a minute, like the task lock expires; the parent process renews it every
+half a minute, like the task lease (docs/design.md §7); the parent process renews it every
 `job_monitoring_interval` seconds while the work-horse runs.
 """
 
