@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.agents.conftest import git, local_git, task_context
 from tests.fakes.anthropic import FakeAnthropic, bad_request, text, tool_use
@@ -12,6 +15,7 @@ from workers.agents.sandbox import NOT_SANDBOXED
 from workers.controller.effects import RunAgent, Session, TaskPointer
 from workers.controller.outcomes import AgentFailed, WorkerDone
 from workers.controller.phases import Phase, Role
+from workers.tasks.lease import LeaseLost
 
 OLD = "    def __iter__(self) -> Iterator[str]:\n"
 NEW = (
@@ -148,3 +152,21 @@ def test_model_errors_become_agent_failed(
     assert isinstance(outcome, AgentFailed)
     assert outcome.role is Role.WORKER
     assert "invalid_request_error" in outcome.error
+
+
+def test_a_run_stops_at_its_next_model_call_once_interrupted(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    """The engine interrupts a step that lost its task's lease (docs/design.md §7)."""
+    fake.push(tool_use("read_file", {"path": "README.md"}), text("never asked for"))
+    asked: list[int] = []
+
+    def interrupt() -> None:
+        asked.append(len(fake.requests))
+        if len(asked) > 1:
+            raise LeaseLost("o/r#7")
+
+    stopped = AgentRunner(replace(runner.deps, interrupt=interrupt))
+    with pytest.raises(LeaseLost):
+        stopped.run(implement(), task_context(checkout, tmp_path / "state"), local_git(checkout))
+    assert len(fake.requests) == 1 and asked == [0, 1]

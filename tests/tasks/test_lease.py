@@ -144,3 +144,15 @@ def test_a_record_saved_before_versions_existed_is_saved_under_a_lease(
         store.save(read, lease=lease)
     saved = store.get(KEY)
     assert saved is not None and saved.version == 1
+
+
+def test_the_renewer_finds_a_lease_taken_over(redis_client: redis.Redis) -> None:
+    """E.g. after Redis lost the key: the holder learns it within one renewal period."""
+    with hold(redis_client, KEY, ttl_s=5.0, renew_every_s=0.1) as lease:
+        lease.raise_if_lost()
+        redis_client.set(keys.task_lease(KEY), "someone else's token")
+        time.sleep(0.4)
+        assert lease.lost
+        with pytest.raises(LeaseLost):
+            lease.raise_if_lost()
+    assert redis_client.get(keys.task_lease(KEY)) == b"someone else's token"  # left alone

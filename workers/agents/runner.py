@@ -59,6 +59,10 @@ class AgentSetupError(Exception):
     """The agent cannot be set up (e.g. its route names an adapter nobody provided)."""
 
 
+def _carry_on() -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class AgentDeps:
     adapters: Mapping[str, LLMAdapter]
@@ -67,6 +71,9 @@ class AgentDeps:
     prompts: Prompts
     settings: AgentSettings
     clock: Callable[[], float]
+    # Called before every model call; raises to end the run at once (the engine passes a
+    # check of the task's lease: a step that lost its task stops working in its checkout).
+    interrupt: Callable[[], None] = _carry_on
 
 
 @dataclass(frozen=True)
@@ -129,7 +136,13 @@ class AgentRunner:
             max_tokens=self.deps.settings.max_output_tokens,
         )
         charge = functools.partial(budget.charge, model=route.model)
-        hooks = LoopHooks(clock=self.deps.clock, guard=budget.check, charge=charge)
+        interrupt = self.deps.interrupt
+
+        def guard() -> None:
+            interrupt()
+            budget.check()
+
+        hooks = LoopHooks(clock=self.deps.clock, guard=guard, charge=charge)
         started = self.deps.clock()
         try:
             result = run_loop(adapter, request, toolbox, self._limits(run), hooks)

@@ -37,13 +37,20 @@ class TaskSession:
     effects: GitHubEffects
     state_dir: Path
     files: StateSync
+    lease: Lease
 
     def checkout(self) -> LocalGit:
         return self.workspace.checkout()
 
     def runner(self, rt: Runtime, config: EffectiveConfig) -> AgentRunner:
-        """The agents with the repository's routing and budgets."""
-        deps = replace(rt.runner.deps, routing=config.routing, settings=config.agents)
+        """The agents with the repository's routing and budgets; a run stops at its next
+        model call once the step's lease is known lost (docs/design.md §7)."""
+        deps = replace(
+            rt.runner.deps,
+            routing=config.routing,
+            settings=config.agents,
+            interrupt=self.lease.raise_if_lost,
+        )
         return AgentRunner(deps)
 
     def spend(self) -> Spend:
@@ -88,7 +95,7 @@ def open_session(rt: Runtime, record: TaskRecord, lease: Lease) -> TaskSession:
     effects = GitHubEffects(gh, rt.redis, info, workspace, fence=lease.check)
     state = state_dir(root, record)
     files = StateSync(rt.redis, record.key, state, lease=lease)
-    return TaskSession(record, ref, gh, workspace, effects, state, files)
+    return TaskSession(record, ref, gh, workspace, effects, state, files, lease)
 
 
 def state_dir(root: Path, record: TaskRecord) -> Path:

@@ -113,6 +113,11 @@ class Lease:
         self._renewed_at = self._clock()
         return True
 
+    def raise_if_lost(self) -> None:
+        """LeaseLost once the renewal found the lease gone (no Redis round trip)."""
+        if self.lost:
+            raise LeaseLost(self.task)
+
     def check(self) -> None:
         """Raise LeaseLost unless this holder still owns the task (one Redis read)."""
         if not self.lost:
