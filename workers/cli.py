@@ -88,19 +88,11 @@ def _run_setup(settings: Settings) -> int:
 
 
 def _web(settings: Settings, _args: argparse.Namespace) -> int:
-    import uvicorn
-
     from bot.logs import configure_logging
+    from bot.serve import serve
 
     configure_logging(settings.log_level)
-    uvicorn.run(
-        "bot.app:create_app_from_env",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        access_log=False,
-        log_config=None,
-    )
+    serve("bot.app:create_app_from_env", settings.host, settings.port)
     return 0
 
 
