@@ -1,29 +1,46 @@
-"""The request path's only Redis work: drop repeats and store the delivery, atomically.
+"""The request path's only Redis work: drop repeats and store deliveries, atomically.
 
-One round trip per accepted delivery (an EVALSHA): `SET seen NX EX` and, when the id is
-new, the body under its own key and a small entry (delivery id, event, action, time) on
-the intake list. The dispatcher turns intake entries into RQ jobs off the request path;
-the body is written once and read by the worker that handles the delivery.
+Deliveries submitted while a write is in flight are written together by the next one
+(group commit): one EVALSHA per batch, in which each delivery's `SET seen NX EX` and, when
+its id is new, its body under its own key and a small entry (delivery id, event, action,
+time) on the intake list. Every submitter waits for the batch that holds its delivery, so
+a delivery is in Redis before its 202, and each learns whether its id was new. With one
+request in flight this is one round trip per delivery, as before; under load, one per
+batch. The dispatcher turns intake entries into RQ jobs off the request path; the body
+is written once and read by the worker that handles the delivery.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from redis.asyncio import Redis
 
 from config import keys
 
+MAX_BATCH = 64
+GATHER_S = 0.001  # under load, a write starts at most this often
+
+# KEYS: the intake list, then (seen, body) per delivery; ARGV: the TTL, then (entry, body).
 _SUBMIT = """
-if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then
-  redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[1])
-  redis.call('LPUSH', KEYS[3], ARGV[2])
-  return 1
+local added = {}
+for i = 1, (#KEYS - 1) / 2 do
+  if redis.call('SET', KEYS[2 * i], '1', 'NX', 'EX', ARGV[1]) then
+    redis.call('SET', KEYS[2 * i + 1], ARGV[2 * i + 1], 'EX', ARGV[1])
+    redis.call('LPUSH', KEYS[1], ARGV[2 * i])
+    added[i] = 1
+  else
+    added[i] = 0
+  end
 end
-return 0
+return added
 """
+
+_ENCODE = msgspec.json.Encoder()
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,14 +54,14 @@ class Envelope:
     body: bytes
 
     def entry(self) -> bytes:
-        """The intake entry: everything but the body, as JSON."""
+        """The intake entry: everything but the body, as a JSON object."""
         meta = {
             "delivery": self.delivery,
             "event": self.event,
             "action": self.action,
             "received_at": self.received_at,
         }
-        return json.dumps(meta).encode()
+        return _ENCODE.encode(meta)
 
 
 def decode_entry(raw: bytes) -> dict[str, Any]:
@@ -52,17 +69,73 @@ def decode_entry(raw: bytes) -> dict[str, Any]:
     return meta
 
 
+Waiting = tuple[Envelope, "asyncio.Future[bool]"]
+
+
 class Intake:
     """Writes accepted deliveries into Redis; `submit` is False for a repeated id."""
 
-    def __init__(self, redis: Redis) -> None:
-        self._redis = redis
+    def __init__(
+        self, redis: Redis, max_batch: int = MAX_BATCH, gather_s: float = GATHER_S
+    ) -> None:
         self._script = redis.register_script(_SUBMIT)
+        self._max_batch = max_batch
+        self._gather_s = gather_s
+        self._last_write = 0.0
+        self._waiting: list[Waiting] = []
+        self._writer: asyncio.Task[None] | None = None
 
     async def submit(self, envelope: Envelope) -> bool:
-        delivery = envelope.delivery
-        added = await self._script(
-            keys=[keys.delivery_seen(delivery), keys.delivery_body(delivery), keys.INTAKE],
-            args=[keys.DELIVERY_TTL_S, envelope.entry(), envelope.body],
-        )
-        return bool(added)
+        """True once the delivery is stored, False if its id was seen; raises what Redis
+        raised (the delivery may or may not be stored: GitHub redelivers, dedupe holds)."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._waiting.append((envelope, done))
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write_all())
+        return await done
+
+    async def _write_all(self) -> None:
+        """Write batches until nobody is waiting (those who arrive meanwhile join the next)."""
+        batch: list[Waiting] = []
+        try:
+            while self._waiting:
+                await self._gather()
+                batch = self._waiting[: self._max_batch]
+                del self._waiting[: self._max_batch]
+                await self._write(batch)
+        except BaseException:  # cancelled (shutting down): nobody may wait forever
+            for _, done in [*batch, *self._waiting]:
+                done.cancel()
+            self._waiting.clear()
+            raise
+        finally:
+            self._writer = None
+
+    async def _gather(self) -> None:
+        """Right after a write (the process is busy), let deliveries gather for the rest of
+        `gather_s` so the next write carries several; when idle, write at once."""
+        loop = asyncio.get_running_loop()
+        wait = self._last_write + self._gather_s - loop.time()
+        if wait > 0 and len(self._waiting) < self._max_batch:
+            await asyncio.sleep(wait)
+        self._last_write = loop.time()
+
+    async def _write(self, batch: list[Waiting]) -> None:
+        script_keys: list[str] = [keys.INTAKE]
+        args: list[Any] = [keys.DELIVERY_TTL_S]
+        for envelope, _ in batch:
+            script_keys += (
+                keys.delivery_seen(envelope.delivery),
+                keys.delivery_body(envelope.delivery),
+            )
+            args += (envelope.entry(), envelope.body)
+        try:
+            added = await self._script(keys=script_keys, args=args)
+        except Exception as exc:  # every waiter gets the failure (a 503), the writer goes on
+            for _, done in batch:
+                if not done.done():
+                    done.set_exception(exc)
+            return
+        for (_, done), new in zip(batch, added, strict=True):
+            if not done.done():
+                done.set_result(bool(new))
