@@ -7,11 +7,13 @@ what the lines never show (caller, thread and process names).
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import logging
 import sys
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TextIO
 
 import msgspec
 
@@ -55,9 +57,59 @@ class JsonFormatter(logging.Formatter):
         return f"{self._stamp}.{int((created - second) * 1000):03d}+00:00"
 
 
+class TurnHandler(logging.StreamHandler[TextIO]):
+    """A stream handler that, inside a running event loop, writes the lines of one loop
+    turn together right after it (one write for the deliveries answered in that turn)
+    instead of one write each. Elsewhere, and for warnings and errors, a line is written
+    at once."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__(stream)
+        self._scheduled = False
+        self._hold = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._hold = record.levelno < logging.WARNING and _in_event_loop()
+        super().emit(record)  # writes the line, then calls flush()
+
+    def flush(self) -> None:
+        if self._hold:
+            self._hold = False
+            if not self._scheduled:
+                self._scheduled = True
+                asyncio.get_running_loop().call_soon(self._flush_turn)
+            return
+        super().flush()
+
+    def _flush_turn(self) -> None:
+        self._scheduled = False
+        self.acquire()
+        try:
+            super().flush()
+        finally:
+            self.release()
+
+
+def _in_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _stderr() -> TextIO:
+    """fd 2 with a buffer of its own: `sys.stderr` writes every line as it comes."""
+    try:
+        raw = io.FileIO(sys.stderr.fileno(), "w", closefd=False)
+    except (AttributeError, OSError, ValueError):  # replaced by something without an fd
+        return sys.stderr
+    return io.TextIOWrapper(io.BufferedWriter(raw, 1 << 16), encoding="utf-8", errors="replace")
+
+
 def configure_logging(level: str = "INFO") -> None:
     """Send JSON lines to stderr; call once from a process entry point."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = TurnHandler(_stderr())
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
