@@ -45,6 +45,8 @@ from bench.servers import (
     WEB_COMMAND,
     BenchError,
     Cpus,
+    Server,
+    cpu_s,
     http_server,
     log_errors,
     pin,
@@ -155,9 +157,13 @@ class Bench:
         result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
         return result
 
-    def closed(self, port: int, checked: bool) -> dict[str, Any]:
+    def closed(self, server: Server, checked: bool) -> dict[str, Any]:
+        """A closed-loop run, with the server's CPU time per answer (robust to a machine
+        that is busy with other work, which the rates are not)."""
         options = self.options
-        result = self.load(port, ["--closed"], options.duration, options.connections)
+        used = server.cpu_s()
+        result = self.load(server.port, ["--closed"], options.duration, options.connections)
+        result["cpu_us_per_answer"] = (server.cpu_s() - used) * 1e6 / max(1, result["answered"])
         return self.check(result) if checked else _drop_ids(result)
 
     def open(self, port: int, rate: float, duration: float) -> dict[str, Any]:
@@ -214,24 +220,24 @@ def _progress(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def run(bench: Bench, bare_port: int, web_port: int) -> Summary:
+def run(bench: Bench, bare: Server, web: Server) -> Summary:
     options = bench.options
     _progress("warm-up: both servers, 2 s each")
-    bench.load(bare_port, ["--closed"], 2.0, options.connections)
-    bench.open(web_port, 200, 2.0)
-    bare: list[dict[str, Any]] = []
-    web: list[dict[str, Any]] = []
+    bench.load(bare.port, ["--closed"], 2.0, options.connections)
+    bench.open(web.port, 200, 2.0)
+    bare_runs: list[dict[str, Any]] = []
+    web_runs: list[dict[str, Any]] = []
     for round_ in range(1, options.rounds + 1):
         _progress(f"closed loop round {round_}: bare app, then receiver, {options.duration:g} s")
-        bare.append(bench.closed(bare_port, checked=False))
-        web.append(bench.closed(web_port, checked=True))
+        bare_runs.append(bench.closed(bare, checked=False))
+        web_runs.append(bench.closed(web, checked=True))
     fixed = []
     for rate in options.rates:
         _progress(f"receiver at {rate}/s for {options.duration:g} s")
-        fixed.append(bench.open(web_port, rate, options.duration))
-    closed_rate = statistics.median(r["achieved_rate"] for r in web)
-    searched = bench.search(web_port, fixed, closed_rate)
-    return Summary(bare, web, fixed, searched)
+        fixed.append(bench.open(web.port, rate, options.duration))
+    closed_rate = statistics.median(r["achieved_rate"] for r in web_runs)
+    searched = bench.search(web.port, fixed, closed_rate)
+    return Summary(bare_runs, web_runs, fixed, searched)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -251,13 +257,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         env = {"WEBHOOK_SECRET": secret, "REDIS_URL": url, "QUEUE_NAME": settings.queue_name}
         env |= {"LOG_LEVEL": "INFO"}
         with (
-            http_server(BARE_COMMAND, env, logs["bare"], cpus.server) as bare_port,
-            http_server(WEB_COMMAND, env, logs["web"], cpus.server) as web_port,
-            process(DISPATCH_COMMAND, env, logs["dispatch"], cpus.load),
+            http_server(BARE_COMMAND, env, logs["bare"], cpus.server) as bare,
+            http_server(WEB_COMMAND, env, logs["web"], cpus.server) as web,
+            process(DISPATCH_COMMAND, env, logs["dispatch"], cpus.load) as dispatcher,
         ):
             queue = Queue(settings.queue_name, connection=client)
             bench = Bench(options, secret, client, queue, cpus.load, work_dir)
-            summary = run(bench, bare_port, web_port)
+            summary = run(bench, bare, web)
+            summary.dispatcher_cpu_s = cpu_s(dispatcher.pid)
         redis_version = client.info()["redis_version"]
     errors = sum(log_errors(path) for path in logs.values())
     report(options, summary, redis_version, cpus.describe(), (logs["web"], errors))

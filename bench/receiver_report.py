@@ -21,12 +21,21 @@ TARGET_P99_MS = 20.0
 Result = dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Summary:
     bare: list[Result]  # closed loop, one per round
     web: list[Result]  # closed loop, one per round
     fixed: list[Result]  # open loop at the --rates
     searched: list[Result]  # open loop, the search for the sustained rate
+    dispatcher_cpu_s: float = 0.0  # the dispatcher process's CPU time, the whole bench
+
+    def cpu_us(self, runs: list[Result]) -> float:
+        return statistics.median(r["cpu_us_per_answer"] for r in runs)
+
+    def dispatcher_us(self) -> float:
+        """The dispatcher's CPU time per accepted delivery, over the whole bench."""
+        accepted = sum(r["accepted"] for r in self.checked())
+        return self.dispatcher_cpu_s * 1e6 / max(1, accepted)
 
     def bare_rate(self) -> float:
         return statistics.median(r["achieved_rate"] for r in self.bare)
@@ -100,10 +109,14 @@ def closed_lines(summary: Summary) -> list[str]:
             f"(last round p50 {last['p50']:.2f} ms, p99 {last['p99']:.2f} ms)"
         )
 
+    bare_us, web_us = summary.cpu_us(summary.bare), summary.cpu_us(summary.web)
     return [
         line("bare Starlette app   ", summary.bare, bare),
         line("receiver             ", summary.web, web),
-        f"  receiver / bare app: {web / bare:.2f}",
+        f"  receiver / bare app: {web / bare:.2f} by rate; by CPU time per answer of the "
+        f"server process, {bare_us:.0f} us / {web_us:.0f} us = {bare_us / web_us:.2f}",
+        f"  (the dispatcher process, on the other CPU: {summary.dispatcher_us():.0f} us per "
+        "accepted delivery)",
     ]
 
 

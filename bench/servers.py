@@ -95,16 +95,31 @@ def process(
         stop(child)
 
 
+@dataclass(frozen=True)
+class Server:
+    port: int
+    pid: int
+
+    def cpu_s(self) -> float:
+        """CPU time the process has used so far (user + system, every thread)."""
+        return cpu_s(self.pid)
+
+
+def cpu_s(pid: int) -> float:
+    fields = (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
 def http_server(
     command: Sequence[str], env: dict[str, str], log_path: Path, cpu: int | None
-) -> Iterator[int]:
-    """A web process on a free port; yields the port once its /healthz answers 200."""
+) -> Iterator[Server]:
+    """A web process on a free port, yielded once its /healthz answers 200."""
     port = free_port()
     with process(command, {**env, "HOST": HOST, "PORT": str(port)}, log_path, cpu) as child:
         _wait_healthy(child, port, log_path)
         pin(child.pid, cpu)  # again: uvicorn's threads started after the first pinning
-        yield port
+        yield Server(port, child.pid)
 
 
 def _wait_healthy(child: subprocess.Popen[bytes], port: int, log_path: Path) -> None:
