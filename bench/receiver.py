@@ -87,7 +87,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     parser.add_argument("--payload-kb", type=float, default=19.0)
     parser.add_argument("--duplicates", type=float, default=0.05, help="fraction redelivered")
     parser.add_argument("--connections", type=int, default=16, help="closed loop")
-    parser.add_argument("--open-connections", type=int, default=32, help="open loop")
+    parser.add_argument("--open-connections", type=int, default=128, help="open loop")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return Options(**vars(parser.parse_args(argv)))
 
