@@ -60,7 +60,6 @@ class Dispatcher:
         self._queue = queue
         self._take_more = redis.register_script(_TAKE_MORE)
         self._restore = redis.register_script(_RESTORE)
-        self._forget = redis.register_script(_FORGET)
 
     def restore_orphans(self) -> int:
         """Put entries a dead dispatcher was working on back into the intake list."""
@@ -88,7 +87,9 @@ class Dispatcher:
                 description=_describe(metas),
                 pipeline=pipe,
             )
-            self._forget(keys=[keys.INTAKE_PROCESSING], args=list(entries), client=pipe)
+            # EVAL, not a registered script: redis-py would first ask SCRIPT EXISTS, a
+            # round trip per batch, and an EVALSHA could fail with NOSCRIPT inside MULTI.
+            pipe.eval(_FORGET, 1, keys.INTAKE_PROCESSING, *entries)
             pipe.execute()
 
     def run_once(self, block_s: int = BLOCK_S) -> int:
