@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint format bench demo clean system-deps
+.PHONY: run test lint format bench demo clean system-deps sandbox-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) sandbox-deps
 	$(BIN)/agentium run
 
 lint: $(STAMP)
@@ -22,18 +22,27 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# Debian packages the tests exercise: bubblewrap (the agents' sandbox) and chromium (the
-# dashboard seen in a real browser). Installed when missing and we are root; otherwise the
-# tests that need them say so and skip.
-SYSTEM_PACKAGES := bwrap:bubblewrap chromium:chromium
-system-deps:
-	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
+# Debian packages: bubblewrap and util-linux (prlimit, setpriv) for the agents' sandbox,
+# without which a worker refuses to start, and chromium for the dashboard seen in a real
+# browser. Installed when missing and we are root; otherwise `make run` says what to
+# install and the tests that need them skip.
+SANDBOX_PACKAGES := bwrap:bubblewrap prlimit:util-linux setpriv:util-linux
+SYSTEM_PACKAGES := $(SANDBOX_PACKAGES) chromium:chromium
+define install_missing
+	@missing=""; for pair in $(1); do \
 	  command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing \
 	      >/dev/null || echo "make: could not install$$missing"; \
-	  else echo "make: not installed:$$missing (the tests that need them skip)"; fi; fi
+	  else echo "make: not installed:$$missing"; fi; fi
+endef
+
+sandbox-deps:
+	$(call install_missing,$(SANDBOX_PACKAGES))
+
+system-deps:
+	$(call install_missing,$(SYSTEM_PACKAGES))
 
 test: lint system-deps
 	$(BIN)/python -m pytest

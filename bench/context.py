@@ -17,7 +17,6 @@ previous call of the same agent, and that share. Targets:
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -31,23 +30,29 @@ import anthropic
 
 from bench.context_script import ISSUE_BODY, ISSUE_TITLE, replies
 from tests.fakes.anthropic import FakeAnthropic, prompt_bytes, shared_prefix
+from tests.interpreter import python_paths
 from workers.agents.anthropic_adapter import AnthropicAdapter
-from workers.agents.gitview import LocalGit
-from workers.agents.pricing import load_default_prices
 from workers.agents.prompts import Prompts
-from workers.agents.retry import RetryPolicy
+from workers.agents.retry import ModelRetryPolicy
 from workers.agents.roles import spec_for
 from workers.agents.runner import AgentDeps, AgentRunner
-from workers.agents.sandbox import Sandbox
-from workers.agents.settings import load_default_agent_settings
+from workers.agents.sandbox import Sandbox, SandboxUnavailable, open_sandbox
+from workers.agents.settings import SandboxSettings
 from workers.agents.task import TaskContext
 from workers.controller.effects import RunAgent
-from workers.controller.limits import load_default_workflow_config
 from workers.controller.outcomes import Outcome, Start
 from workers.controller.phases import Phase
-from workers.controller.routing import load_default_routing
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
+from workers.defaults import (
+    load_default_agent_settings,
+    load_default_prices,
+    load_default_routing,
+    load_default_workflow_config,
+)
+from workers.engine.statesync import extract_safely
+from workers.gitops.checkout import LocalGit
+from workers.gitops.runner import Git
 
 REPO = Path(__file__).parent.parent / "tests" / "corpus" / "repos" / "iniconfig.tar.gz"
 CACHE_TARGET = 0.70
@@ -69,7 +74,7 @@ class Call:
 
 def _checkout(parent: Path) -> tuple[Path, str]:
     with tarfile.open(REPO) as archive:
-        archive.extractall(parent, filter="data")
+        extract_safely(archive, parent)
     root = parent / "iniconfig"
     identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.com"]
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
@@ -81,7 +86,7 @@ def _checkout(parent: Path) -> tuple[Path, str]:
 def _runner(fake: FakeAnthropic) -> AgentRunner:
     settings = load_default_agent_settings()
     client = anthropic.Anthropic(api_key=fake.api_key, base_url=fake.base_url, max_retries=0)
-    retry = RetryPolicy(settings.retry, random=lambda: 0.5)
+    retry = ModelRetryPolicy(settings.retry, random=lambda: 0.5)
     prices = load_default_prices()
     adapter = AnthropicAdapter(client, prices, retry, sleep=time.sleep, now=time.time)
     bin_dir = str(Path(sys.executable).parent)
@@ -91,7 +96,7 @@ def _runner(fake: FakeAnthropic) -> AgentRunner:
     deps = AgentDeps(
         adapters={"anthropic": adapter},
         routing=load_default_routing(),
-        sandbox=Sandbox(sandbox_settings, shutil.which("bwrap")),
+        sandbox=_sandbox(sandbox_settings),
         prompts=Prompts(),
         settings=settings,
         clock=time.monotonic,
@@ -99,10 +104,22 @@ def _runner(fake: FakeAnthropic) -> AgentRunner:
     return AgentRunner(deps)
 
 
+def _sandbox(settings: SandboxSettings) -> Sandbox:
+    """The worker's sandbox with this interpreter's virtualenv readable (its ``python``
+    runs the tests); unconfined, and saying so, where bubblewrap cannot work."""
+    try:
+        return open_sandbox(settings, readable=python_paths(settings))
+    except SandboxUnavailable:
+        return Sandbox(settings, None)
+
+
 def run_task(work: Path, fake: FakeAnthropic) -> list[tuple[RunAgent, int, int]]:
     """Run the task to the end; each agent run with the range of its requests."""
     checkout, base = _checkout(work)
-    git = LocalGit(checkout, author="agentium[bot]", email="bot@example.com")
+    (work / "git-home").mkdir(exist_ok=True)
+    git = LocalGit(
+        checkout, Git(work / "git-home"), author="agentium[bot]", email="bot@example.com"
+    )
     runner, workflow = _runner(fake), load_default_workflow_config()
     now = datetime(2026, 11, 21, tzinfo=UTC)
     transition = step(WorkflowState(), Start(), workflow.limits, now=now)

@@ -24,13 +24,13 @@ from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_task import drive
 from tests.fakes.keys import app_key_pair
-from workers.embedded_redis import EmbeddedRedis
 from workers.github.auth import AppCredentials
 from workers.github.client import ClientOptions, GitHubClients
 from workers.github.effects import GitHubEffects, TaskInfo
 from workers.github.refs import IssueRef
 from workers.gitops.runner import Git
 from workers.gitops.workspace import GitWorkspace, bot_identity
+from workers.processes.embedded_redis import EmbeddedRedis
 
 TARGET = 40
 APP_ID, INSTALLATION, REPO, ISSUE, USER = 4242, 77, "octo/hello", 22, "alice"

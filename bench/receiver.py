@@ -109,7 +109,7 @@ class Census:
 
 def take_census(client: Redis, queue: Queue) -> Census:
     raw = _entries(client, keys.INTAKE) + _entries(client, keys.INTAKE_PROCESSING)
-    ids = [decode_entry(entry)["delivery"] for entry in raw]
+    ids = [decode_entry(entry).delivery for entry in raw]
     for job in Job.fetch_many(queue.job_ids, connection=client):
         if job is not None:
             ids += [meta["delivery"] for meta in job.args[0]]

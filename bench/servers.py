@@ -1,8 +1,8 @@
 """The processes `make bench` measures, started as `make run` starts them, pinned to CPUs.
 
 - Redis: REDIS_URL as is, or a fresh embedded one (AOF on, as `make run` has it).
-- The receiver: `python -m workers.cli web --no-dispatch` and its dispatcher process,
-  `python -m workers.cli dispatch`, exactly what `agentium run` starts.
+- The receiver: `python -m workers.processes.cli web --no-dispatch` and its dispatcher process,
+  `python -m workers.processes.cli dispatch`, exactly what `agentium run` starts.
 - The ceiling: `python -m bench.bare`, a bare Starlette app served with the same uvicorn
   settings (bot/serve.py) on the same CPU.
 """
@@ -20,13 +20,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers.embedded_redis import EmbeddedRedis, free_port
+from workers.processes.embedded_redis import EmbeddedRedis, free_port
 
 HOST = "127.0.0.1"
 HEALTH_TIMEOUT_S = 30.0
 POLL_S = 0.1
-WEB_COMMAND = (sys.executable, "-m", "workers.cli", "web", "--no-dispatch")
-DISPATCH_COMMAND = (sys.executable, "-m", "workers.cli", "dispatch")
+WEB_COMMAND = (sys.executable, "-m", "workers.processes.cli", "web", "--no-dispatch")
+DISPATCH_COMMAND = (sys.executable, "-m", "workers.processes.cli", "dispatch")
 BARE_COMMAND = (sys.executable, "-m", "bench.bare")
 
 

@@ -21,6 +21,7 @@ from rq import Queue, Retry
 
 from bot.intake import decode_entry
 from config import keys
+from config.wire import DeliveryMeta
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,8 @@ class Dispatcher:
         with self._redis.pipeline(transaction=True) as pipe:
             self._queue.enqueue_call(
                 keys.HANDLE_DELIVERIES_JOB,
-                args=(metas,),
-                job_id=keys.deliveries_job_id([str(meta["delivery"]) for meta in metas]),
+                args=([meta.model_dump() for meta in metas],),
+                job_id=keys.deliveries_job_id([meta.delivery for meta in metas]),
                 timeout=JOB_TIMEOUT_S,
                 failure_ttl=FAILURE_TTL_S,
                 retry=Retry(max=3, interval=[2, 10, 60]),
@@ -99,10 +100,10 @@ class Dispatcher:
         return len(entries)
 
 
-def _describe(metas: Sequence[dict[str, object]]) -> str:
+def _describe(metas: Sequence[DeliveryMeta]) -> str:
     first = metas[0]
     more = f" and {len(metas) - 1} more" if len(metas) > 1 else ""
-    return f"{first['event']}.{first['action']} {first['delivery']}{more}"
+    return f"{first.event}.{first.action} {first.delivery}{more}"
 
 
 class DispatcherThread(threading.Thread):

@@ -13,16 +13,15 @@ written once and read by the worker that handles the delivery.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import msgspec
 from redis.asyncio import Redis
 
 from bot.redis_call import SoleConnection
 from config import keys
+from config.wire import DeliveryMeta
 
 MAX_BATCH = 16
 WRITERS = 4  # batches written at once, one connection each
@@ -60,7 +59,8 @@ class Envelope:
     body: bytes
 
     def entry(self) -> bytes:
-        """The intake entry: everything but the body, as a JSON object."""
+        """The intake entry: everything but the body, as a JSON object with the fields of
+        :class:`config.wire.DeliveryMeta` (encoded by msgspec: it is on the request path)."""
         meta = {
             "delivery": self.delivery,
             "event": self.event,
@@ -70,9 +70,8 @@ class Envelope:
         return _ENCODE.encode(meta)
 
 
-def decode_entry(raw: bytes) -> dict[str, Any]:
-    meta: dict[str, Any] = json.loads(raw)
-    return meta
+def decode_entry(raw: bytes) -> DeliveryMeta:
+    return DeliveryMeta.model_validate_json(raw)
 
 
 Waiting = tuple[Envelope, "asyncio.Future[bool]"]

@@ -1,4 +1,9 @@
-"""Redis key names shared by the web side and the workers (the contract between them)."""
+"""Every Redis key the bot uses, in one place: the contract between the web side and workers.
+
+Nothing else builds a key string (``tests/test_layout.py`` checks): the receiver and the
+dispatcher, the workers that write tasks and the dashboard that reads them all come here.
+Task keys (``task_key``) are ``owner/repo#N``, lowercased.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections.abc import Sequence
 
 PREFIX = "agentium"
 
+# -- deliveries: written by the receiver, read by the dispatcher and the workers
 INTAKE = f"{PREFIX}:intake"  # list of accepted deliveries, newest first
 INTAKE_PROCESSING = f"{PREFIX}:intake:processing"  # being turned into RQ jobs
 HANDLE_DELIVERIES_JOB = "workers.jobs.handle_deliveries"
@@ -32,21 +38,85 @@ def deliveries_job_id(delivery_ids: Sequence[str]) -> str:
     return f"deliveries-{delivery_ids[0]}-{digest}"
 
 
-# Tasks, written by the workers (workers/tasks/store.py, workers/github/marks.py) and read
-# as plain JSON by the web side's dashboard and /metrics.
+def redelivered(guid: str) -> str:
+    """A failed delivery the reconciler asked GitHub to send again (claimed once)."""
+    return f"{PREFIX}:redelivered:{guid}"
+
+
+def installation(installation_id: int) -> str:
+    """The hash of what the App knows of an installation (action, account)."""
+    return f"{PREFIX}:installation:{installation_id}"
+
+
+def repo_label(repo: str) -> str:
+    """A repository's own trigger label, cached by the intake."""
+    return f"{PREFIX}:repo-label:{repo.lower()}"
+
+
+# -- tasks: written by the workers, read as plain JSON by the dashboard and /metrics
 TASK_INDEX = f"{PREFIX}:tasks"  # sorted set of task keys, score = last update (epoch seconds)
-RQ_QUEUE_PREFIX = "rq:queue:"  # RQ's list of job ids per queue, oldest first
-RQ_JOB_PREFIX = "rq:job:"  # RQ's hash per job (enqueued_at, ...)
+TASK_PR_INDEX = f"{PREFIX}:pr"  # hash "owner/repo#PR" -> task key
 
 
 def task_record(task_key: str) -> str:
-    """The task's JSON record; `task_key` is `owner/repo#N`, lowercased."""
+    """The task's JSON record."""
     return f"{PREFIX}:task:{task_key}"
+
+
+def task_inbox(task_key: str) -> str:
+    """The list of commands and reviews waiting for the task's next step."""
+    return f"{PREFIX}:task:{task_key}:inbox"
+
+
+def task_files(task_key: str) -> str:
+    """The hash holding the task's state directory, packed (step, tar)."""
+    return f"{PREFIX}:task:{task_key}:files"
+
+
+def task_lock(task_key: str) -> str:
+    """The lock a step holds while it works on the task."""
+    return f"{PREFIX}:lock:{task_key}"
+
+
+def task_pr(repo: str, pr_number: int) -> str:
+    """The field of ``TASK_PR_INDEX`` for one pull request."""
+    return f"{repo.lower()}#{pr_number}"
 
 
 def task_marks(task_key: str) -> str:
     """The hash of what the bot did on GitHub for the task (pr:url, comment:N:name, ...)."""
     return f"{PREFIX}:gh:marks:{task_key}"
+
+
+# Fields of the ``task_marks`` hash that the dashboard reads too.
+MARK_PR_URL = "pr:url"
+MARK_NOMERGE_URL = "nomerge:url"
+MARK_CHECK_SHA = "check:sha"  # the PR head the last check run was made for
+MARK_COMMENT = "comment:"  # + "<issue or PR number>:<name>" -> "<comment id> <url>"
+
+
+def mark_comment(number: int, name: str) -> str:
+    return f"{MARK_COMMENT}{number}:{name}"
+
+
+# -- GitHub: per installation and repository
+def installation_token(installation_id: int) -> str:
+    return f"{PREFIX}:gh:token:{installation_id}"
+
+
+def installation_writes(installation_id: int) -> str:
+    """When the installation's next content-creating write may go (spacing)."""
+    return f"{PREFIX}:gh:writes:{installation_id}"
+
+
+def repo_labels_known(repo: str) -> str:
+    """The set of the bot's labels known to exist in a repository."""
+    return f"{PREFIX}:gh:labels:{repo.lower()}"
+
+
+# -- RQ's own keys, read by the dashboard
+RQ_QUEUE_PREFIX = "rq:queue:"  # RQ's list of job ids per queue, oldest first
+RQ_JOB_PREFIX = "rq:job:"  # RQ's hash per job (enqueued_at, ...)
 
 
 def rq_queue(name: str) -> str:

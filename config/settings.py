@@ -106,6 +106,13 @@ class Settings(BaseSettings):
     queue_name: str = Field(
         default="agentium", pattern=r"^[A-Za-z0-9_.-]+$", description="The RQ queue."
     )
+    agentium_unsafe_no_sandbox: bool = Field(
+        default=False,
+        description="UNSAFE, for a local experiment only: `1` lets workers run agents' "
+        "commands without bubblewrap, with the worker's own access to files, secrets and "
+        "network (every command result says so). Without it a worker without a working "
+        "bubblewrap refuses to start.",
+    )
     dashboard_token: SecretStr | None = Field(
         default=None,
         min_length=16,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from workers.embedded_redis import EmbeddedRedis
+from workers.processes.embedded_redis import EmbeddedRedis
 
 TESTS_DIR = Path(__file__).parent
 CORPUS_DIR = TESTS_DIR / "corpus"

@@ -1,4 +1,4 @@
-"""README.md's configuration reference is the one config/reference.py generates from the models."""
+"""README.md's configuration reference is the one generated from the models."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from config import reference
 from config.settings import Settings
+from workers.repoconfig import reference
 
 README = Path(__file__).parent.parent / "README.md"
 
@@ -17,7 +17,7 @@ def test_readme_reference_is_up_to_date() -> None:
     wanted = reference.replace_between_markers(current, reference.render())
     assert wanted == current, (
         "README.md's configuration reference is out of date; "
-        "run `.venv/bin/python -m config.reference --write`"
+        "run `.venv/bin/python -m workers.repoconfig.reference --write`"
     )
 
 

@@ -7,7 +7,6 @@ sandbox); everything below receives a `Runtime` or the parts it needs.
 from __future__ import annotations
 
 import random
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,14 +20,18 @@ from rq import Queue
 from config.settings import Settings
 from workers.agents.anthropic_adapter import AnthropicAdapter
 from workers.agents.llm import LLMAdapter
-from workers.agents.pricing import load_default_prices
 from workers.agents.prompts import Prompts
-from workers.agents.retry import RetryPolicy
+from workers.agents.retry import ModelRetryPolicy
 from workers.agents.runner import AgentDeps, AgentRunner
-from workers.agents.sandbox import Sandbox
-from workers.agents.settings import AgentSettings, load_default_agent_settings
-from workers.controller.limits import WorkflowConfig, load_default_workflow_config
-from workers.controller.routing import load_default_routing
+from workers.agents.sandbox import Sandbox, open_sandbox
+from workers.agents.settings import AgentSettings
+from workers.controller.limits import WorkflowConfig
+from workers.defaults import (
+    load_default_agent_settings,
+    load_default_prices,
+    load_default_routing,
+    load_default_workflow_config,
+)
 from workers.github.client import GitHubClients
 from workers.gitops.workspace import Identity, bot_identity
 from workers.repoconfig import RepoConfigDefaults, load_repo_config_defaults
@@ -86,23 +89,35 @@ def anthropic_adapter(settings: Settings, agent_settings: AgentSettings) -> LLMA
         base_url=settings.anthropic_base_url,
         max_retries=0,
     )
-    policy = RetryPolicy(agent_settings.retry, random.random)
+    policy = ModelRetryPolicy(agent_settings.retry, random.random)
     return AnthropicAdapter(client, load_default_prices(), policy, sleep=time.sleep, now=time.time)
+
+
+def build_sandbox(settings: Settings, agent_settings: AgentSettings) -> Sandbox:
+    """The agents' sandbox; raises SandboxUnavailable (with what to install) when
+    bubblewrap does not work here, unless AGENTIUM_UNSAFE_NO_SANDBOX is set."""
+    # Masked if they fall inside something a command sees: the bot's data, its settings
+    # file (every secret of `make run`) and the key file. Otherwise they are absent anyway.
+    hidden = [settings.data_dir.resolve(), Path(".env").resolve()]
+    if settings.private_key_path is not None:
+        hidden.append(settings.private_key_path.resolve())
+    return open_sandbox(
+        agent_settings.sandbox, unsafe=settings.agentium_unsafe_no_sandbox, hidden=hidden
+    )
+
+
+def require_sandbox(settings: Settings) -> None:
+    """Refuse to start a worker whose agents' commands could not be confined."""
+    build_sandbox(settings, load_default_agent_settings())
 
 
 def build_runner(
     settings: Settings, agent_settings: AgentSettings, adapters: dict[str, LLMAdapter]
 ) -> AgentRunner:
-    # Masked in the sandbox: the bot's data, its settings file (every secret of `make run`)
-    # and the key file.
-    hidden = [settings.data_dir.resolve(), Path(".env").resolve()]
-    if settings.private_key_path is not None:
-        hidden.append(settings.private_key_path.resolve())
-    sandbox = Sandbox(agent_settings.sandbox, shutil.which("bwrap"), hidden=hidden)
     deps = AgentDeps(
         adapters=adapters,
         routing=load_default_routing(),
-        sandbox=sandbox,
+        sandbox=build_sandbox(settings, agent_settings),
         prompts=Prompts(),
         settings=agent_settings,
         clock=time.monotonic,

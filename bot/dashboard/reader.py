@@ -49,12 +49,12 @@ def parse_marks(raw: Mapping[bytes | str, bytes | str]) -> Marks:
     comments = []
     for name, value in sorted(fields.items()):
         _id, _, url = value.partition(" ")
-        if name.startswith("comment:") and url.startswith(("https://", "http://")):
+        if name.startswith(keys.MARK_COMMENT) and url.startswith(("https://", "http://")):
             comments.append((name.split(":", 2)[-1], url))
     return Marks(
-        pr_url=fields.get("pr:url"),
-        nomerge_url=fields.get("nomerge:url"),
-        head_sha=fields.get("check:sha"),
+        pr_url=fields.get(keys.MARK_PR_URL),
+        nomerge_url=fields.get(keys.MARK_NOMERGE_URL),
+        head_sha=fields.get(keys.MARK_CHECK_SHA),
         comments=comments,
     )
 

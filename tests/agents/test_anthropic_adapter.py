@@ -29,7 +29,7 @@ from workers.agents.llm import (
     ToolResult,
     ToolSpec,
 )
-from workers.agents.retry import RetryPolicy, retry_after
+from workers.agents.retry import ModelRetryPolicy, retry_after
 from workers.agents.settings import RetrySettings
 
 TOOL = ToolSpec(name="read_file", description="Read a file", input_schema={"type": "object"})
@@ -124,7 +124,7 @@ def test_retries_stop_at_the_attempt_budget(
 def test_retries_stop_at_the_wait_budget(
     fake: FakeAnthropic, adapter: AnthropicAdapter, sleeps: Sleeps
 ) -> None:
-    adapter._retry = RetryPolicy(RetrySettings(max_total_wait=10), random=lambda: 0.0)
+    adapter._retry = ModelRetryPolicy(RetrySettings(max_total_wait=10), random=lambda: 0.0)
     fake.push(rate_limited(retry_after="6"), rate_limited(retry_after="6"))
     with pytest.raises(LLMError):
         adapter.complete(request())

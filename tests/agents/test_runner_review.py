@@ -6,13 +6,12 @@ from pathlib import Path
 
 from tests.agents.conftest import local_git, task_context
 from tests.fakes.anthropic import FakeAnthropic, text, tool_use
-from workers.agents.budget import Spend
-from workers.agents.llm import Usage
 from workers.agents.runner import AgentRunner
 from workers.controller import signals
 from workers.controller.effects import RunAgent, Session
 from workers.controller.outcomes import AssessorDone, BudgetExceeded, JudgeDone, ReviewerDone
 from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
+from workers.controller.spend import Spend
 from workers.controller.state import Feedback
 
 
@@ -144,7 +143,7 @@ def test_exceeded_budget_ends_the_task_with_the_figures(
 ) -> None:
     state = tmp_path / "state"
     state.mkdir()
-    spent = Spend(usage=Usage(input_tokens=40_000_000, cost_usd=12.5), seconds=60, calls=9)
+    spent = Spend(input_tokens=40_000_000, cost_usd=12.5, seconds=60, calls=9)
     (state / "spend.json").write_text(spent.model_dump_json())
     outcome = runner.run(effect(Role.REVIEWER), task_context(checkout, state), local_git(checkout))
     assert isinstance(outcome, BudgetExceeded)
@@ -161,8 +160,10 @@ def test_spend_is_recorded_per_call(
     runner.run(effect(Role.JUDGE), task, local_git(checkout))
     spent = Spend.model_validate_json((tmp_path / "state" / "spend.json").read_text())
     assert spent.calls == 1
-    assert spent.usage.input_tokens + spent.usage.cache_write_tokens > 0
-    assert spent.usage.cost_usd > 0
+    assert spent.input_tokens + spent.cache_write_tokens > 0
+    assert spent.cost_usd > 0
+    [(model, figures)] = spent.by_model.items()  # the ledger knows which model spent it
+    assert model and figures.calls == 1 and figures.cost_usd == spent.cost_usd
 
 
 def test_stuck_worker_is_escalated_once(

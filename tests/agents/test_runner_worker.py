@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.agents.conftest import BWRAP, git, local_git, task_context
+from tests.agents.conftest import git, local_git, task_context
 from tests.fakes.anthropic import FakeAnthropic, bad_request, text, tool_use
 from workers.agents.runner import AgentRunner
 from workers.agents.sandbox import NOT_SANDBOXED
@@ -77,7 +77,7 @@ def test_worker_edits_runs_tests_and_the_diff_is_the_scripted_one(
     test_run = fake.requests[4].json["messages"][-1]["content"][0]["content"]
     assert "43 passed" in test_run
     assert "exit code 0" in test_run
-    assert (NOT_SANDBOXED in test_run) is (BWRAP is None)
+    assert (NOT_SANDBOXED in test_run) is (not runner.deps.sandbox.isolated)
     summary = (tmp_path / "state" / "phases" / "IMPLEMENT" / "summary.md").read_text()
     assert f"git diff {task.base_sha[:12]}.." in summary
 

@@ -1,4 +1,8 @@
-"""Commands run scrubbed, confined, time-limited and with capped output."""
+"""Commands run scrubbed, confined, time-limited and with capped output.
+
+The escapes an attacker would try (as root and as an ordinary user) are in
+``tests/security/test_sandbox_escapes.py``; what a command can bind in
+``test_sandbox_binds.py``; the start-up check in ``test_sandbox_check.py``."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.conftest import BWRAP, needs_bwrap
+from tests.agents.conftest import needs_bwrap
 from workers.agents.sandbox import NOT_SANDBOXED, Sandbox, scrubbed_env
 from workers.agents.settings import SandboxSettings
 
@@ -31,12 +35,10 @@ def secrets_in_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("secrets_in_environment")
 @pytest.mark.parametrize("isolated", [True, False])
-def test_environment_shows_no_secret(
-    sandbox_settings: SandboxSettings, checkout: Path, isolated: bool
-) -> None:
-    if isolated and BWRAP is None:
-        pytest.skip("bubblewrap is not installed")
-    sandbox = Sandbox(sandbox_settings, BWRAP if isolated else None)
+def test_environment_shows_no_secret(sandbox: Sandbox, checkout: Path, isolated: bool) -> None:
+    if isolated and not sandbox.isolated:
+        pytest.skip("bubblewrap does not work here")
+    sandbox = sandbox if isolated else Sandbox(sandbox.settings, None)
     result = sandbox.run("env; cat /proc/self/environ | tr '\\0' '\\n'", checkout)
     assert result.exit_code == 0
     for value in SECRETS.values():
@@ -94,6 +96,13 @@ def test_network_is_unreachable_in_the_sandbox(
 
 
 @needs_bwrap
+def test_a_run_may_ask_for_the_network(sandbox: Sandbox, checkout: Path, listener: int) -> None:
+    """The environment step of a task installs dependencies: its run has the network."""
+    inside = sandbox.run(CONNECT.format(port=listener), checkout, network=True)
+    assert "connected" in inside.output, inside.output
+
+
+@needs_bwrap
 def test_system_is_read_only_and_checkout_writable(sandbox: Sandbox, checkout: Path) -> None:
     result = sandbox.run("echo x > made.txt && touch /usr/agentium-x; echo rc=$?", checkout)
     assert (checkout / "made.txt").read_text() == "x\n"
@@ -101,19 +110,6 @@ def test_system_is_read_only_and_checkout_writable(sandbox: Sandbox, checkout: P
     hooks = sandbox.run("echo evil > .git/hooks/pre-commit", checkout)
     assert hooks.exit_code != 0
     assert not (checkout / ".git" / "hooks" / "pre-commit").exists()
-
-
-@needs_bwrap
-def test_hidden_paths_are_masked(sandbox_settings: SandboxSettings, tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    (data / "checkout").mkdir(parents=True)
-    key = tmp_path / "app.pem"
-    key.write_text("-----BEGIN PRIVATE KEY-----")
-    (data / "state.json").write_text("secret-state")
-    sandbox = Sandbox(sandbox_settings, BWRAP, hidden=(data, key))
-    result = sandbox.run(f"cat {key} {data}/state.json; ls", data / "checkout")
-    assert "BEGIN" not in result.output
-    assert "secret-state" not in result.output
 
 
 def test_a_command_that_never_ends_is_killed(sandbox: Sandbox, checkout: Path) -> None:
@@ -142,5 +138,6 @@ def test_unsandboxed_runs_say_so(sandbox_settings: SandboxSettings, checkout: Pa
 
 def test_sandboxed_runs_report_it(sandbox: Sandbox, checkout: Path) -> None:
     result = sandbox.run("echo hi", checkout)
-    assert result.sandboxed is (BWRAP is not None)
+    assert result.sandboxed is sandbox.isolated
     assert "hi" in result.output
+    assert result.describe().startswith("[exit code 0") is sandbox.isolated

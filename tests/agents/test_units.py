@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from workers.agents.llm import LLMRequest, LLMResponse, Message, StopReason, ToolCall, Usage
+from workers.agents.llm import LLMRequest, LLMResponse, Message, StopReason, ToolCall
 from workers.agents.loop import LoopHooks, StopCause, run_loop
-from workers.agents.pricing import load_default_prices
-from workers.agents.settings import RunLimits, StuckSettings, load_default_agent_settings
+from workers.agents.settings import RunLimits, StuckSettings
 from workers.agents.stuck import is_stuck, normalise
 from workers.agents.testcmd import detect_test_command, resolve_test_command
 from workers.agents.untrusted import quoted, show_invisible, strip_hidden
+from workers.controller.spend import Usage
+from workers.defaults import load_default_agent_settings, load_default_prices
 
 
 def test_strip_hidden_removes_comments_and_invisible_characters() -> None:

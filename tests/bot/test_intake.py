@@ -10,9 +10,10 @@ import redis
 from redis.asyncio import Redis as AsyncRedis
 
 import bot.intake
-from bot.intake import Envelope, Intake
+from bot.intake import Envelope, Intake, decode_entry
 from bot.redis_call import SoleConnection, pack
 from config import keys
+from config.wire import DeliveryMeta
 
 
 def envelope(delivery: str, body: bytes = b'{"action": "labeled"}') -> Envelope:
@@ -81,3 +82,10 @@ def test_pack_writes_resp_with_long_arguments_as_their_own_buffers() -> None:
     parts = pack([b"SET", b"k", long])
     assert b"".join(parts) == b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5000\r\n" + long + b"\r\n"
     assert any(part is long for part in parts)  # not copied
+
+
+def test_an_entry_is_the_wire_model_the_workers_read() -> None:
+    envelope = Envelope("d-1", "issues", "labeled", 1700000000.5, b"{}")
+    assert decode_entry(envelope.entry()) == DeliveryMeta(
+        delivery="d-1", event="issues", action="labeled", received_at=1700000000.5
+    )

@@ -12,9 +12,10 @@ from starlette.testclient import TestClient
 from bot.app import WEBHOOK_PATH, create_app
 from bot.logs import JsonFormatter
 from config.settings import load_settings
+from config.wire import DeliveryMeta
 from tests.support import SECRET, delivery_headers, encode, payload
-from workers.intents import Rules
-from workers.jobs import process_delivery
+from workers.intake.deliveries import process_delivery
+from workers.intake.intents import Rules
 
 
 def test_formatter_emits_extra_fields_as_json() -> None:
@@ -50,7 +51,7 @@ def test_delivery_id_reaches_the_job_log(
     process_delivery(
         redis_client,
         rules,
-        {"delivery": "log-1", "event": "issues", "action": "labeled"},
+        DeliveryMeta(delivery="log-1", event="issues", action="labeled"),
         body.decode(),
         lambda record, cause: None,
     )

@@ -7,7 +7,7 @@ from starlette.testclient import TestClient
 from bot.app import WEBHOOK_PATH, create_app
 from config.settings import load_settings
 from tests.support import SECRET, delivery_headers, encode, payload
-from workers.embedded_redis import free_port
+from workers.processes.embedded_redis import free_port
 
 
 def test_webhook_and_health_answer_503_without_redis() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from bot.app import build_clients
 from bot.intake import Envelope, Intake
 from config.settings import load_settings
-from workers.embedded_redis import EmbeddedRedis
+from workers.processes.embedded_redis import EmbeddedRedis
 
 
 async def test_the_first_delivery_after_a_restart_is_stored(tmp_path: Path) -> None:

@@ -17,7 +17,6 @@ from tests.controller.test_transitions import (
     judge,
     work,
 )
-from workers.agents.llm import Usage
 from workers.controller.effects import (
     BLOCKED_LABEL,
     CommentKind,
@@ -41,7 +40,7 @@ from workers.controller.outcomes import (
     WorkerDone,
 )
 from workers.controller.phases import Phase, Role
-from workers.controller.spend import ModelSpend, Spend, add_usage, with_usage
+from workers.controller.spend import Spend, Usage, add_usage, with_usage
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
 
@@ -124,7 +123,7 @@ def test_add_usage_sums_the_figures_and_keeps_the_input() -> None:
     assert (twice.input_tokens, twice.output_tokens, twice.cache_write_tokens) == (100, 20, 7)
     assert (twice.cache_read_tokens, twice.total_tokens, twice.calls) == (3, 130, 2)
     assert twice.cost_usd == pytest.approx(0.75) and twice.seconds == 2.5
-    assert twice.by_model["opus"] == ModelSpend(
+    assert twice.by_model["opus"] == Spend(
         input_tokens=100, output_tokens=20, cost_usd=0.5, calls=1
     )
     assert twice.by_model["haiku"].total_tokens == 10
@@ -183,3 +182,9 @@ def test_spend_and_rounds_survive_a_json_round_trip() -> None:
     state = drive([*READY, HumanReview("fix", "alice", ("r-1",))]).state
     state = with_usage(state, Usage(input_tokens=5, cost_usd=0.2), model="opus", seconds=1.5)
     assert WorkflowState.model_validate_json(state.model_dump_json()) == state
+
+
+def test_a_ledger_written_before_the_one_usage_model_still_loads() -> None:
+    old = {"usage": {"input_tokens": 7, "cost_usd": 0.5}, "seconds": 3.0, "calls": 2}
+    spend = Spend.model_validate_json(json.dumps(old))
+    assert (spend.input_tokens, spend.cost_usd, spend.seconds, spend.calls) == (7, 0.5, 3.0, 2)

@@ -6,13 +6,8 @@ import pytest
 
 from workers.controller.errors import ConfigError
 from workers.controller.phases import Phase, Role
-from workers.controller.routing import (
-    VALID_KEYS,
-    Route,
-    load_default_routing,
-    parse_routing,
-    routing_key,
-)
+from workers.controller.routing import VALID_KEYS, Route, parse_routing, routing_key
+from workers.defaults import load_default_routing
 
 
 def config(overrides: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -85,9 +85,15 @@ def test_assessor_verdicts() -> None:
     assert parse_verdict("AGENTIUM_EVAL: ADVANCE", ASSESSOR_VERDICTS) is None
 
 
-def test_last_line_wins_even_when_it_is_not_allowed() -> None:
-    # The last verdict line is the answer; an assessor word there is no judge verdict.
-    assert verdict_of("AGENTIUM_EVAL: ADVANCE\nAGENTIUM_EVAL: COMPLEX") is None
+def test_a_trailing_line_of_another_kind_does_not_cancel_the_verdict() -> None:
+    # The judge's verdict is its last ADVANCE|ITERATE|BLOCKED line; an assessor word after
+    # it is no judge verdict and changes nothing (no needless re-ask).
+    judgment = parse_verdict("AGENTIUM_EVAL: ADVANCE fine\nAGENTIUM_EVAL: COMPLEX", JUDGE_VERDICTS)
+    assert judgment is not None and judgment.verdict is Verdict.ADVANCE
+    assert judgment.feedback == "fine"
+    assert verdict_of("AGENTIUM_EVAL: COMPLEX") is None
+    mixed = "AGENTIUM_EVAL: ITERATE a\nAGENTIUM_EVAL: SIMPLE\nAGENTIUM_EVAL: ADVANCE b"
+    assert verdict_of(mixed) is Verdict.ADVANCE
 
 
 def test_nothing_to_do() -> None:

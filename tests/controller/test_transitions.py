@@ -1,4 +1,4 @@
-"""Table tests: one or more per rule of DESIGN.md section 1, through ``step``."""
+"""Table tests: one or more per rule of docs/design.md §1, through ``step``."""
 
 from __future__ import annotations
 
@@ -421,6 +421,15 @@ def test_worker_memory_is_tagged_with_phase_and_iteration() -> None:
     t = drive([*TO_IMPLEMENT, work(), REVIEW, judge("ITERATE"), work(text=text)])
     (entry,) = [e for e in t.state.memory if e.type is MemoryType.FILE_MODIFIED]
     assert (entry.phase, entry.iteration) == (Phase.IMPLEMENT, 2)
+
+
+def test_reviewer_and_judge_memory_is_kept_too() -> None:
+    review = ReviewerDone("needs care\nAGENTIUM_MEMORY: KEY_FACT the API is v2 only")
+    said = "AGENTIUM_MEMORY: DECISION keep the old flag\nAGENTIUM_EVAL: ITERATE add tests"
+    t = drive([*TO_IMPLEMENT, work(), review, JudgeDone(said)])
+    found = {(e.type, e.text, e.phase, e.iteration) for e in t.state.memory}
+    assert (MemoryType.KEY_FACT, "the API is v2 only", Phase.IMPLEMENT, 1) in found
+    assert (MemoryType.DECISION, "keep the old flag", Phase.IMPLEMENT, 1) in found
 
 
 def test_the_plan_is_not_changed_after_plan() -> None:

@@ -3,9 +3,10 @@ from __future__ import annotations
 import pytest
 
 from workers.controller.errors import ConfigError
-from workers.controller.limits import Limits, load_default_workflow_config, parse_workflow_config
+from workers.controller.limits import Limits, parse_workflow_config
 from workers.controller.memory import MemoryType
 from workers.controller.phases import Path, Phase
+from workers.defaults import load_default_workflow_config
 
 
 def test_shipped_config_is_the_design_table() -> None:

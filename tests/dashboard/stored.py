@@ -11,7 +11,7 @@ from workers.controller.phases import Phase, Role
 from workers.controller.spend import add_usage
 from workers.controller.state import WorkflowState
 from workers.github.marks import TaskMarks
-from workers.simulate import run_scenario
+from workers.offline.simulate import run_scenario
 from workers.tasks.record import TaskRecord, TaskStatus
 from workers.tasks.store import TaskStore
 

@@ -17,8 +17,8 @@ import pytest
 import redis
 
 from tests.dashboard.stored import HOSTILE_TITLE, finished, store_examples
-from tests.test_processes import ROOT, base_env, wait_for
-from workers.embedded_redis import free_port, port_open
+from tests.processes.test_processes import ROOT, base_env, wait_for
+from workers.processes.embedded_redis import free_port, port_open
 
 pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -37,7 +37,7 @@ def web(tmp_path: Path, redis_url: str, redis_client: redis.Redis) -> Iterator[s
     env = base_env(tmp_path, port) | {"REDIS_URL": redis_url, "PYTHONPATH": str(ROOT)}
     env.pop("DASHBOARD_TOKEN", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "workers.cli", "web"], cwd=tmp_path, env=env,
+        [sys.executable, "-m", "workers.processes.cli", "web"], cwd=tmp_path, env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:

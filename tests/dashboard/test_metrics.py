@@ -16,7 +16,7 @@ from config import keys
 from tests.dashboard.conftest import MakeClient
 from tests.dashboard.stored import store_examples
 from tests.support import delivery_headers, encode, payload
-from workers.embedded_redis import free_port
+from workers.processes.embedded_redis import free_port
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 

@@ -15,8 +15,9 @@ from bot.dashboard.model import TaskView, describe_age, parse_task
 from bot.dashboard.reader import TaskReader
 from config import keys
 from tests.dashboard.stored import HOSTILE_TITLE, finished, record, store, store_examples
-from workers.github.marks import marks_key
+from workers.github.marks import TaskMarks
 from workers.tasks import store as task_store
+from workers.tasks.record import TaskRecord
 
 
 @pytest.fixture
@@ -26,10 +27,15 @@ async def reader(redis_url: str, redis_client: redis.Redis) -> AsyncIterator[Tas
     await client.aclose()
 
 
-def test_key_names_are_the_ones_the_workers_write() -> None:
-    assert keys.TASK_INDEX == task_store.INDEX
-    assert keys.task_record("a/b#1") == task_store._record_key("a/b#1")
-    assert keys.task_marks("a/b#1") == marks_key("a/b#1")
+def test_key_names_are_the_ones_the_workers_write(redis_client: redis.Redis) -> None:
+    record = TaskRecord(
+        repo="A/B", issue=1, installation_id=1, trigger_user="u", trigger_delivery="d"
+    )
+    task_store.TaskStore(redis_client).save(record)
+    TaskMarks(redis_client, record.key).set("pr:url", "https://example.test/pr/1")
+    assert redis_client.zscore(keys.TASK_INDEX, record.key) is not None
+    assert redis_client.get(keys.task_record(record.key)) is not None
+    assert redis_client.hget(keys.task_marks(record.key), "pr:url") is not None
 
 
 async def test_tasks_read_back_newest_first(redis_client: redis.Redis, reader: TaskReader) -> None:

@@ -31,8 +31,8 @@ from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.github import FakeGitHub
 from tests.fakes.keys import app_key_pair
 from tests.support import delivery_headers, encode, payload
-from workers.embedded_redis import EmbeddedRedis, free_port, port_open
 from workers.github.clock import SystemClock
+from workers.processes.embedded_redis import EmbeddedRedis, free_port, port_open
 from workers.tasks.record import TaskRecord, TaskStatus, task_key
 from workers.tasks.store import TaskStore
 
@@ -109,7 +109,7 @@ class Harness:
     ) -> subprocess.Popen[bytes]:
         log = (self.root / f"{name}.log").open("ab")
         process = self.processes[name] = subprocess.Popen(
-            [sys.executable, "-m", "workers.cli", *args],
+            [sys.executable, "-m", "workers.processes.cli", *args],
             cwd=self.root, env=self.env() | (env or {}), stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: kill() takes its work-horse too
         )  # fmt: skip

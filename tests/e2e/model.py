@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests.fakes.anthropic import Recorded, Reply, text, tool_use
 from workers.controller.phases import Role
-from workers.controller.scenario import ScriptStep, load_scenario
+from workers.offline.scenario import ScriptStep, load_scenario
 
 ROLE_MARKERS = (
     ("You are the complexity assessor", Role.ASSESSOR),

@@ -1,8 +1,8 @@
-"""The seed's four example workflows, end to end with real processes.
+"""The four example workflows (docs/design.md §1), end to end with real processes.
 
 Each runs against the same bot (one web process, two workers, Redis, the fake GitHub and
-the scripted model) on its own issue; what ends up on GitHub must match the seed's story
-as DESIGN.md decides it: the PR, the feedback comments per iteration, the labels, the
+the scripted model) on its own issue; what ends up on GitHub must match the example's story
+as docs/design.md §1 decides it: the PR, the feedback comments per iteration, the labels, the
 check run and whether the PR is ready or left draft with NOMERGE.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.harness import REPO, Harness
-from workers.controller.scenario import load_scenario
+from workers.offline.scenario import load_scenario
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 pytestmark = pytest.mark.slow

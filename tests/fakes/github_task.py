@@ -17,12 +17,12 @@ from workers.controller.outcomes import (
     Start,
     WorkerDone,
 )
-from workers.controller.scenario import load_scenario
-from workers.controller.scripted import scripted_outcome
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
 from workers.github.effects import GitHubEffects
 from workers.gitops.workspace import GitWorkspace
+from workers.offline.scenario import load_scenario
+from workers.offline.scripted import scripted_outcome
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 

@@ -15,8 +15,8 @@ import pytest
 from tests.e2e.harness import REPO, Harness
 from tests.fakes.anthropic import overloaded, rate_limited
 from tests.faults.support import COMPLEX, assert_once, comments
-from workers.agents.settings import load_default_agent_settings
 from workers.controller.phases import Phase
+from workers.defaults import load_default_agent_settings
 from workers.tasks.record import TaskRecord, TaskStatus
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]

@@ -17,7 +17,7 @@ from tests.e2e.harness import Harness
 from tests.faults.steady import ITERATIONS, SteadyModel
 from tests.faults.support import assert_once
 from workers.controller.phases import Phase
-from workers.embedded_redis import EmbeddedRedis
+from workers.processes.embedded_redis import EmbeddedRedis
 from workers.tasks.record import TaskStatus
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]

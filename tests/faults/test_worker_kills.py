@@ -4,7 +4,7 @@ Several tasks run at once on three workers; every second or two a busy worker ru
 step of a task is killed, as a machine dying would, and a fresh worker takes its place.
 Each task is killed at most once per step, so its step job has retries left. Recovery is
 RQ's: the dead worker's job is found abandoned once its heartbeat lapses (~30 s, see
-workers/worker_loop.py) and retried; the task lock has expired by then. Every task must
+workers/processes/worker_loop.py) and retried; the task lock has expired by then. Every task must
 complete exactly once: one PR, one comment per iteration, one status and plan comment.
 The model answers by role (tests/faults/steady.py), so a repeated agent call is harmless.
 """
@@ -25,7 +25,7 @@ from tests.e2e.harness import Harness
 from tests.faults.steady import ITERATIONS, SteadyModel
 from tests.faults.support import assert_once
 from workers.controller.phases import Phase
-from workers.scheduling import STEP_JOB
+from workers.engine.scheduling import STEP_JOB
 from workers.tasks.record import TaskRecord, TaskStatus
 from workers.tasks.store import TaskStore
 

@@ -8,12 +8,13 @@ import redis
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from config import keys
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_fixtures import INSTALLATION, REPO, TaskFactory
 from tests.fakes.github_task import drive
 from tests.fakes.keys import app_key_pair
-from workers.github.auth import AppCredentials, app_jwt, token_key
+from workers.github.auth import AppCredentials, app_jwt
 from workers.github.client import GitHubClients
 from workers.github.refs import IssueRef
 
@@ -36,7 +37,7 @@ def test_token_is_minted_once_and_shared_through_redis(
 ) -> None:
     first = clients.token(INSTALLATION)
     assert clients.token(INSTALLATION) == first
-    assert redis_client.ttl(token_key(INSTALLATION)) > 3000
+    assert redis_client.ttl(keys.installation_token(INSTALLATION)) > 3000
     assert len(fake_github.calls("POST", MINT)) == 1
     assert fake_github.calls("POST", MINT)[0].auth == "app"
 

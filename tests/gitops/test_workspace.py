@@ -13,6 +13,7 @@ from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_fixtures import APP_ID, INSTALLATION, ISSUE, REPO, TaskFactory
 from workers.github.client import GitHubClients
+from workers.gitops.hardening import SAFE_CONFIG
 from workers.gitops.runner import Git, GitError, GitResult, auth_env, run_process
 from workers.gitops.workspace import GitWorkspace, bot_identity, workspace_path
 
@@ -208,7 +209,9 @@ def test_the_token_stays_out_of_config_argv_logs_and_errors(
     assert header.split()[-1] not in (ws.path / ".git" / "config").read_text()
     assert all(secret not in arg and header not in arg for argv in spy.argv for arg in argv)
     talking = [
-        argv[3] for argv, env in zip(spy.argv, spy.envs, strict=True) if "GIT_CONFIG_VALUE_0" in env
+        argv[1 + len(SAFE_CONFIG)]
+        for argv, env in zip(spy.argv, spy.envs, strict=True)
+        if "GIT_CONFIG_VALUE_0" in env
     ]
     assert talking == ["clone", "ls-remote", "push"]  # only the commands that talk to GitHub
     with_token = [env for env in spy.envs if "GIT_CONFIG_VALUE_0" in env]

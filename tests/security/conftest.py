@@ -1,3 +1,3 @@
-from tests.fakes.github_fixtures import clients, clock, credentials, fake_github
+from tests.fakes.github_fixtures import clients, clock, credentials, fake_github, tasks
 
-__all__ = ["clients", "clock", "credentials", "fake_github"]
+__all__ = ["clients", "clock", "credentials", "fake_github", "tasks"]

@@ -1,8 +1,8 @@
 """Reviews that are not on the bot's PR reach no task: a fork's PR, another repository's PR.
 
-A review on another PR of the same repository: tests/workers/test_jobs.py
+A review on another PR of the same repository: tests/intake/test_deliveries.py
 (test_review_on_another_pr_does_nothing); a reviewer without write permission is refused
-before the review is accepted (workers/steps.py, workers/github/permissions.py).
+before the review is accepted (workers/engine/driver.py, workers/github/permissions.py).
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from typing import Any
 import redis
 from rq import Queue
 
+from config.wire import DeliveryMeta
 from tests.support import payload
-from workers.intents import Rules
-from workers.jobs import process_delivery, scheduler
+from workers.intake.deliveries import process_delivery
+from workers.intake.intents import Rules
+from workers.jobs import scheduler
 from workers.tasks.record import task_key
 from workers.tasks.store import TaskStore
 
@@ -23,7 +25,7 @@ RULES = Rules("agentium", "agentium-test[bot]", frozenset({"stop", "retry", "sta
 
 
 def run(r: redis.Redis, event: str, data: dict[str, Any], delivery: str) -> str:
-    meta = {"delivery": delivery, "event": event, "action": data.get("action")}
+    meta = DeliveryMeta(delivery=delivery, event=event, action=data.get("action"))
     return process_delivery(r, RULES, meta, json.dumps(data), scheduler(Queue("t", connection=r)))
 
 

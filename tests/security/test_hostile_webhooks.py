@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from bot.app import WEBHOOK_PATH, create_app
+from bot.intake import decode_entry
 from bot.webhooks import MAX_BODY_BYTES
 from config import keys
 from config.settings import load_settings
 from tests.support import SECRET, encode, payload, sign
-from workers.intents import Rules
-from workers.jobs import process_stored
+from workers.intake.deliveries import process_stored
+from workers.intake.intents import Rules
 
 EVENTS = ["issues", "issue_comment", "pull_request_review", "ping", "push", "", "ISSUES", "a b"]
 STARTED = ("task_started", "installation_recorded")
@@ -143,7 +144,7 @@ def test_deeply_nested_json_is_400_or_202_and_never_breaks_the_worker(
         assert status in (400, 202)
         entries = redis_client.lrange(keys.INTAKE, 0, -1)
         if entries:
-            meta = json.loads(entries[0])
+            meta = decode_entry(entries[0])
             rules = Rules("agentium", "agentium[bot]", frozenset({"stop", "retry", "status"}))
             decision = process_stored(redis_client, rules, meta, lambda record, cause: True)
             assert decision.startswith("ignored") or decision in STARTED, decision

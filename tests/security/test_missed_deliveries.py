@@ -13,11 +13,10 @@ from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_deliveries import DeliveryLog, deliveries
 from workers.github.client import GitHubClients
-from workers.reconcile import (
+from workers.intake.reconcile import (
     RECONCILE_JOB,
     failed_deliveries,
     reconcile,
-    redelivered_key,
     schedule_reconcile,
 )
 
@@ -46,7 +45,7 @@ def test_failed_deliveries_are_redelivered_once(
     first = reconcile(app, redis_client, now(clock))
     assert sorted(first.redelivered) == sorted([down, timeout])
     assert deliveries(fake_github).attempts == first.redelivered
-    assert redis_client.ttl(redelivered_key("g-503")) > 3600
+    assert redis_client.ttl(keys.redelivered("g-503")) > 3600
     clock.advance(10 * MINUTE)
     assert reconcile(app, redis_client, now(clock)).redelivered == []
     assert len(deliveries(fake_github).attempts) == 2
@@ -87,7 +86,7 @@ def test_a_refused_redelivery_is_asked_again_next_time(
     delivery = add(fake_github, "g-1", 500)
     fake_github.fail(422, method="POST", path="/attempts")
     assert reconcile(clients.app(), redis_client, now(clock)).redelivered == []
-    assert not redis_client.exists(redelivered_key("g-1"))
+    assert not redis_client.exists(keys.redelivered("g-1"))
     assert reconcile(clients.app(), redis_client, now(clock)).redelivered == [delivery]
 
 

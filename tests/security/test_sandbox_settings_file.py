@@ -1,8 +1,9 @@
 """The bot's `.env` (every secret, for `make run`) is not readable by an agent's command.
 
-A hole found by issue 7's review: the sandbox binds the whole system read-only, so a
-command could read the `.env` in the worker's working directory. The worker's runtime
-masks it now.
+A hole found by issue 7's review: the sandbox bound the whole system read-only, so a
+command could read the `.env` in the worker's working directory. Since issue 18 the
+sandbox binds only what a command needs, so the file is absent (and the runtime still
+lists it as hidden, for a layout where it falls inside something bound).
 Outside `/tmp`, since the sandbox's `/tmp` is private anyway.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from config.settings import load_settings
-from workers.agents.settings import load_default_agent_settings
+from workers.defaults import load_default_agent_settings
 from workers.runtime import build_runner
 
 BWRAP = shutil.which("bwrap")
@@ -42,4 +43,5 @@ def test_the_settings_file_is_masked(workdir: Path) -> None:
     result = sandbox.run(f"cat {workdir}/.env ../../.env; ls -a {workdir}", checkout)
     assert result.sandboxed
     assert "env-file-secret" not in result.output
-    assert ".data" in result.output  # the rest of the directory is there
+    assert result.output.count("No such file or directory") == 2
+    assert ".data" in result.output  # only the path to the checkout is there

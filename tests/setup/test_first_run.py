@@ -15,11 +15,11 @@ import pytest
 from tests.fakes import github_manifest
 from tests.fakes.github import FakeGitHub
 from tests.fakes.keys import app_key_pair
+from tests.processes.test_processes import wait_for
 from tests.setup.pages import register_form
 from tests.support import delivery_headers, encode, payload
-from tests.test_processes import wait_for
-from workers.embedded_redis import free_port, port_open
 from workers.github.clock import SystemClock
+from workers.processes.embedded_redis import free_port, port_open
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).parent.parent.parent
@@ -43,7 +43,7 @@ def start(workdir: Path, port: int, github: FakeGitHub) -> subprocess.Popen[str]
         "GITHUB_WEB_URL": github.url,
     }  # fmt: skip
     process = subprocess.Popen(
-        [sys.executable, "-m", "workers.cli", "run"], cwd=workdir, env=env,
+        [sys.executable, "-m", "workers.processes.cli", "run"], cwd=workdir, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     wait_for(lambda: port_open(port))

@@ -27,10 +27,10 @@ from workers.agents.llm import (
     Text,
     ToolCall,
     ToolResult,
-    Usage,
 )
 from workers.agents.pricing import PriceTable
-from workers.agents.retry import RetryPolicy, is_transient
+from workers.agents.retry import ModelRetryPolicy, is_transient
+from workers.controller.spend import Usage
 
 log = logging.getLogger("agentium.agents.anthropic")
 
@@ -117,7 +117,7 @@ class AnthropicAdapter:
         self,
         client: anthropic.Anthropic,
         prices: PriceTable,
-        retry: RetryPolicy,
+        retry: ModelRetryPolicy,
         *,
         sleep: Callable[[float], None],
         now: Callable[[], float],

@@ -1,4 +1,4 @@
-"""Prompt building for the workers (DESIGN.md section 2).
+"""Prompt building for the workers (docs/design.md §2).
 
 A conversation starts with one user message of two blocks. The first is stable for the
 whole phase (the phase's instructions, the issue pinned as the goal, the plan's path) and

@@ -1,6 +1,7 @@
-"""The LLM seam: one Protocol, and the request, response and usage types it speaks.
+"""The LLM seam: one Protocol, and the request and response types it speaks.
 
-The types are provider-neutral and JSON-serialisable (pydantic), so a conversation can be
+The types are provider-neutral and JSON-serialisable (pydantic; a call's ``Usage`` is the one
+usage model, from :mod:`workers.controller.spend`), so a conversation can be
 saved in the task's state directory and continued by another worker process.
 """
 
@@ -10,6 +11,8 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from workers.controller.spend import Usage
 
 _FROZEN = ConfigDict(frozen=True)
 
@@ -95,29 +98,6 @@ class StopReason(StrEnum):
     PAUSE_TURN = "pause_turn"
     REFUSAL = "refusal"
     OTHER = "other"
-
-
-class Usage(BaseModel):
-    model_config = _FROZEN
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_write_tokens: int = 0
-    cache_read_tokens: int = 0
-    cost_usd: float = 0.0
-
-    @property
-    def total_tokens(self) -> int:
-        cached = self.cache_write_tokens + self.cache_read_tokens
-        return self.input_tokens + self.output_tokens + cached
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
-            cost_usd=self.cost_usd + other.cost_usd,
-        )
 
 
 class LLMResponse(BaseModel):

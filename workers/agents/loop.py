@@ -17,10 +17,10 @@ from workers.agents.llm import (
     Message,
     StopReason,
     ToolResult,
-    Usage,
 )
 from workers.agents.settings import RunLimits
 from workers.agents.tools import ToolBox
+from workers.controller.spend import Usage
 
 
 class StopCause(StrEnum):

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveInt, ValidationError
 
-from workers.agents.llm import Usage
 from workers.controller.errors import ConfigError
+from workers.controller.spend import Usage
 
 
 class Price(BaseModel):
@@ -60,9 +58,3 @@ def parse_prices(data: Mapping[str, Any] | None, source: str = "prices") -> Pric
         return PriceTable.model_validate(dict(data or {}))
     except ValidationError as error:
         raise ConfigError(f"{source}: invalid price table: {error}") from None
-
-
-def load_default_prices() -> PriceTable:
-    """The shipped ``config/prices.yml``."""
-    text = resources.files("config").joinpath("prices.yml").read_text(encoding="utf-8")
-    return parse_prices(yaml.safe_load(text), "config/prices.yml")

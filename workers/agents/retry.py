@@ -57,7 +57,7 @@ def retry_after(headers: Mapping[str, str], now: float) -> float | None:
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
+class ModelRetryPolicy:
     settings: RetrySettings
     random: Callable[[], float]
 

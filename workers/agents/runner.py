@@ -3,25 +3,27 @@
     runner = AgentRunner(AgentDeps(adapters={"anthropic": adapter}, routing=routing,
                                    sandbox=sandbox, prompts=Prompts(), settings=settings,
                                    clock=time.monotonic))
-    outcome = runner.run(effect, task_context, LocalGit(checkout, author=..., email=...))
+    outcome = runner.run(effect, task_context, LocalGit(checkout, git, author=..., email=...))
 
 The runner builds the prompt, runs the tool loop, and reports: the worker's own final text
 and whether the checkout changed (it commits the changes through the :class:`Checkout`
 seam, never the model), the reviewer's feedback, the judge's or assessor's answer. Model
-errors after the adapter's retries, and an exhausted task budget, become ``AgentFailed``
-with the reason (the controller pauses the task BLOCKED, resumable with /agentium retry).
+errors after the adapter's retries become ``AgentFailed`` with the reason (the controller
+pauses the task BLOCKED, resumable with /agentium retry); an exhausted task budget becomes
+``BudgetExceeded`` with the figures (the task ends BLOCKED, not resumable).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from workers.agents.briefings import ReviewPrompts
-from workers.agents.budget import BudgetExceeded, TaskBudget
+from workers.agents.budget import OutOfBudget, TaskBudget
 from workers.agents.context import Conversation, WorkerPrompts
-from workers.agents.gitview import Checkout, GitError
+from workers.agents.gitview import Checkout
 from workers.agents.llm import LLMAdapter, LLMError, LLMRequest, Message
 from workers.agents.loop import LoopHooks, LoopResult, StopCause, run_loop
 from workers.agents.prompts import Prompts
@@ -47,6 +49,7 @@ from workers.controller.outcomes import (
 )
 from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
 from workers.controller.routing import Route, Routing
+from workers.gitops.runner import GitError
 
 log = logging.getLogger("agentium.agents")
 PASSING_LINES = 4
@@ -90,7 +93,7 @@ class AgentRunner:
             budget.check()
             result = self._loop(run, budget)
             return self._finish(run, result)
-        except BudgetExceeded as error:
+        except OutOfBudget as error:
             log.warning("budget exceeded", extra={"role": spec.kind.value})
             return outcomes.BudgetExceeded(role=spec.role, detail=str(error))
         except (AgentSetupError, GitError) as error:
@@ -125,12 +128,13 @@ class AgentRunner:
             messages=conversation.messages,
             max_tokens=self.deps.settings.max_output_tokens,
         )
-        hooks = LoopHooks(clock=self.deps.clock, guard=budget.check, charge=budget.charge)
+        charge = functools.partial(budget.charge, model=route.model)
+        hooks = LoopHooks(clock=self.deps.clock, guard=budget.check, charge=charge)
         started = self.deps.clock()
         try:
             result = run_loop(adapter, request, toolbox, self._limits(run), hooks)
         finally:
-            budget.add_time(self.deps.clock() - started)
+            budget.add_time(self.deps.clock() - started, model=route.model)
         run.files.save_session(run.spec.session, result.messages)
         return result
 

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -45,12 +43,39 @@ class RetrySettings(BaseModel):
     max_total_wait: NonNegativeFloat = 300.0
 
 
+class SandboxLimits(BaseModel):
+    """Resource limits of one command (set inside the sandbox, so the command cannot raise
+    them): processes in its user namespace, data memory and file size per process, the
+    size of its private ``/tmp``."""
+
+    model_config = _STRICT
+    processes: PositiveInt = 256
+    memory_bytes: PositiveInt = 1 << 30
+    file_bytes: PositiveInt = 1 << 30
+    open_files: PositiveInt = 4096
+    tmp_bytes: PositiveInt = 256 << 20
+
+
+class HostIdentity(BaseModel):
+    """The host user commands run as when the worker itself runs as root."""
+
+    model_config = _STRICT
+    uid: int = Field(default=65534, ge=1)
+    gid: int = Field(default=65534, ge=1)
+
+
+_SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+
 class SandboxSettings(BaseModel):
     model_config = _STRICT
     timeout_seconds: PositiveFloat = 600.0
     output_cap_bytes: PositiveInt = 65_536
     path: str = "/usr/local/bin:/usr/bin:/bin"
     env: dict[str, str] = Field(default_factory=dict)
+    limits: SandboxLimits = SandboxLimits()
+    system_paths: tuple[str, ...] = _SYSTEM_PATHS
+    run_as: HostIdentity = HostIdentity()
 
 
 class ContextSettings(BaseModel):
@@ -107,9 +132,3 @@ def parse_agent_settings(data: Mapping[str, Any] | None, source: str = "agents")
             where = ".".join(str(part) for part in item["loc"])
             lines.append(f"  {where}: {item['msg']}")
         raise ConfigError("\n".join(lines)) from None
-
-
-def load_default_agent_settings() -> AgentSettings:
-    """The shipped ``config/agents.yml``."""
-    text = resources.files("config").joinpath("agents.yml").read_text(encoding="utf-8")
-    return parse_agent_settings(yaml.safe_load(text), "config/agents.yml")

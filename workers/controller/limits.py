@@ -8,10 +8,8 @@ the key.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from workers.controller.errors import ConfigError
@@ -87,9 +85,3 @@ def parse_workflow_config(
         return WorkflowConfig.model_validate(dict(data or {}))
     except ValidationError as error:
         raise ConfigError(_describe(error, source)) from None
-
-
-def load_default_workflow_config() -> WorkflowConfig:
-    """The shipped ``config/workflow.yml``."""
-    text = resources.files("config").joinpath("workflow.yml").read_text(encoding="utf-8")
-    return parse_workflow_config(yaml.safe_load(text), "config/workflow.yml")

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
-
-import yaml
 
 from workers.controller.errors import ConfigError
 from workers.controller.phases import Phase, Role
@@ -131,9 +128,3 @@ def parse_routing(
     default = Route(**{**vars(base.default), **fields})
     merged = {k: {**base.overrides.get(k, {}), **v} for k, v in overrides.items()}
     return Routing(default=default, overrides={**base.overrides, **merged})
-
-
-def load_default_routing(adapters: Collection[str] = DEFAULT_ADAPTERS) -> Routing:
-    """The shipped ``config/routing.yml``, validated."""
-    text = resources.files("config").joinpath("routing.yml").read_text(encoding="utf-8")
-    return parse_routing(yaml.safe_load(text), adapters)

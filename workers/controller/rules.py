@@ -1,4 +1,4 @@
-"""What a judgment leads to: the decision table of DESIGN.md section 1.
+"""What a judgment leads to: the decision table of docs/design.md §1.
 
 A no-signal judgment (none even after the re-ask) is first turned into a verdict:
 
@@ -34,35 +34,35 @@ class Action(StrEnum):
 
 
 @dataclass(frozen=True)
-class Decision:
+class Ruling:
     action: Action
     rule: OverrideRule | None = None
     reason: str = ""
 
 
-def no_signal_verdict(count: int, limit: int) -> Verdict | Decision:
+def no_signal_verdict(count: int, limit: int) -> Verdict | Ruling:
     """What the ``count``-th consecutive no-signal judgment counts as."""
     if limit == 0:
         return Verdict.BLOCKED
     if count >= limit:
         reason = f"{count} consecutive judgments without a verdict (limit {limit})"
-        return Decision(Action.FORCE_ADVANCE, OverrideRule.NO_SIGNAL_LIMIT, reason)
+        return Ruling(Action.FORCE_ADVANCE, OverrideRule.NO_SIGNAL_LIMIT, reason)
     return Verdict.ITERATE
 
 
-def decide(verdict: Verdict, *, phase: Phase, last_iteration: bool) -> Decision:
+def decide(verdict: Verdict, *, phase: Phase, last_iteration: bool) -> Ruling:
     """The action for a judge verdict (ADVANCE, ITERATE or BLOCKED)."""
     if verdict is Verdict.ADVANCE:
-        return Decision(Action.ADVANCE)
+        return Ruling(Action.ADVANCE)
     if verdict is Verdict.ITERATE and last_iteration:
         reason = "the judge said ITERATE on the last iteration"
-        return Decision(Action.FORCE_ADVANCE, OverrideRule.MAX_ITERATIONS, reason)
+        return Ruling(Action.FORCE_ADVANCE, OverrideRule.MAX_ITERATIONS, reason)
     if verdict is Verdict.ITERATE:
-        return Decision(Action.ITERATE)
+        return Ruling(Action.ITERATE)
     if phase is Phase.DOCS:
         reason = "BLOCKED in DOCS, which is non-blocking"
-        return Decision(Action.FORCE_ADVANCE, OverrideRule.DOCS_BLOCKED, reason)
-    return Decision(Action.BLOCK, reason="the judge said BLOCKED")
+        return Ruling(Action.FORCE_ADVANCE, OverrideRule.DOCS_BLOCKED, reason)
+    return Ruling(Action.BLOCK, reason="the judge said BLOCKED")
 
 
 def judge(
@@ -72,14 +72,14 @@ def judge(
     last_iteration: bool,
     no_signal_count: int,
     no_signal_limit: int,
-) -> Decision:
+) -> Ruling:
     """Combine both tables; ``no_signal_count`` already includes this judgment."""
     if verdict is not None:
         return decide(verdict, phase=phase, last_iteration=last_iteration)
     counted = no_signal_verdict(no_signal_count, no_signal_limit)
-    if isinstance(counted, Decision):
+    if isinstance(counted, Ruling):
         return counted
     decision = decide(counted, phase=phase, last_iteration=last_iteration)
     if decision.action is Action.BLOCK:
-        return Decision(Action.BLOCK, reason="the judge gave no verdict (strict mode)")
+        return Ruling(Action.BLOCK, reason="the judge gave no verdict (strict mode)")
     return decision

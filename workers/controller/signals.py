@@ -15,10 +15,13 @@ from dataclasses import dataclass
 
 from workers.controller.memory import MemoryType
 from workers.controller.phases import Verdict
+from workers.controller.recovery import DoctorAction
 
 EVAL_PREFIX = "AGENTIUM_EVAL:"
 STATUS_PREFIX = "AGENTIUM_STATUS:"
 MEMORY_PREFIX = "AGENTIUM_MEMORY:"
+DOCTOR_PREFIX = "AGENTIUM_DOCTOR:"
+SCOPE_CUT_PREFIX = "AGENTIUM_SCOPE_CUT:"
 NOTHING_TO_DO = "NOTHING_TO_DO"
 
 _VERDICTS = "|".join(v.value for v in Verdict)
@@ -32,7 +35,13 @@ MEMORY_RE = re.compile(
     rf"^{MEMORY_PREFIX}[ \t]*(?P<type>{_MEMORY_TYPES})[ \t]+(?P<text>\S.*?)[ \t]*$"
 )
 
-_SIGNAL_RES = (EVAL_RE, STATUS_RE, MEMORY_RE)
+_DOCTOR_ACTIONS = "|".join(a.value for a in DoctorAction)
+DOCTOR_RE = re.compile(
+    rf"^{DOCTOR_PREFIX}[ \t]*(?P<action>{_DOCTOR_ACTIONS})\b[ \t]*(?P<text>.*?)[ \t]*$"
+)
+SCOPE_CUT_RE = re.compile(rf"^{SCOPE_CUT_PREFIX}[ \t]*(?P<text>\S.*?)[ \t]*$")
+
+_SIGNAL_RES = (EVAL_RE, STATUS_RE, MEMORY_RE, DOCTOR_RE, SCOPE_CUT_RE)
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)")
 
 
@@ -40,6 +49,12 @@ _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)")
 class Judgment:
     verdict: Verdict
     feedback: str
+
+
+@dataclass(frozen=True)
+class DoctorAdvice:
+    action: DoctorAction
+    text: str
 
 
 @dataclass(frozen=True)
@@ -79,16 +94,18 @@ def signal_lines(text: str) -> Iterator[str]:
 
 
 def parse_verdict(text: str | None, allowed: Sequence[Verdict]) -> Judgment | None:
-    """The last ``AGENTIUM_EVAL:`` line; None when there is none or it is not ``allowed``."""
+    """The last ``AGENTIUM_EVAL:`` line with an ``allowed`` verdict; None when there is none.
+
+    Verdict lines of another kind (an assessor's SIMPLE after a judge's ADVANCE) are not
+    this agent's verdict and do not cancel the one before them.
+    """
     if not text:
         return None
     found: Judgment | None = None
     for line in signal_lines(text):
         match = EVAL_RE.match(line)
-        if match:
+        if match and Verdict(match["verdict"]) in allowed:
             found = Judgment(Verdict(match["verdict"]), match["text"])
-    if found is None or found.verdict not in allowed:
-        return None
     return found
 
 
@@ -110,6 +127,21 @@ def parse_memory(text: str) -> list[MemorySignal]:
         if match:
             found.append(MemorySignal(MemoryType(match["type"]), match["text"]))
     return found
+
+
+def parse_doctor(text: str | None) -> DoctorAdvice | None:
+    """The doctor's last ``AGENTIUM_DOCTOR: <action> <text>`` line, or None."""
+    found: DoctorAdvice | None = None
+    for line in signal_lines(text or ""):
+        match = DOCTOR_RE.match(line)
+        if match:
+            found = DoctorAdvice(DoctorAction(match["action"]), match["text"])
+    return found
+
+
+def parse_scope_cuts(text: str) -> list[str]:
+    """What a worker told to reduce the scope says it left out, one item per line."""
+    return [m["text"] for line in signal_lines(text) if (m := SCOPE_CUT_RE.match(line))]
 
 
 def verdict_instruction(allowed: Sequence[Verdict], *, feedback: bool = True) -> str:
@@ -141,4 +173,19 @@ def memory_instruction() -> str:
         "To remember something for later iterations, write lines of the form\n"
         f"{MEMORY_PREFIX} <TYPE> <text>\nwith TYPE one of {types}. "
         "STEP_DONE with the same text resolves a STEP_PENDING."
+    )
+
+
+def doctor_instruction() -> str:
+    actions = "|".join(a.value for a in DoctorAction)
+    return (
+        "End your answer with exactly one line of its own, outside any code block:\n"
+        f"{DOCTOR_PREFIX} {actions} <the fix, the new approach, or the reason>"
+    )
+
+
+def scope_cut_instruction() -> str:
+    return (
+        "For every part of the issue you leave out, write one line of its own:\n"
+        f"{SCOPE_CUT_PREFIX} <what is left out and why>"
     )

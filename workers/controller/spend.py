@@ -1,16 +1,17 @@
-"""What a task has spent on models: tokens, dollars and seconds, in total and by model.
+"""What models cost: one call's :class:`Usage`, and a task's :class:`Spend` over its calls.
 
-``WorkflowState.spend`` holds it; :func:`add_usage` adds one model call's usage (pure).
-The agents' per-call ``Usage`` (``workers.agents.llm.Usage``) fits :class:`UsageFigures`
-as it is. The budgets themselves are checked by the agents; going over one is the
-:class:`~workers.controller.outcomes.BudgetExceeded` outcome.
+There is one usage model in the bot. The adapters report a :class:`Usage` per call; the
+agents' budget ledger (``spend.json`` in the task's state directory) and
+``WorkflowState.spend`` are both a :class:`Spend`: the figures summed, the seconds spent in
+agent runs, the number of calls, and the same per model. The budgets are checked by the
+agents; going over one is the :class:`~workers.controller.outcomes.BudgetExceeded` outcome.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
     from workers.controller.state import WorkflowState
@@ -18,27 +19,8 @@ if TYPE_CHECKING:
 _MODEL = ConfigDict(frozen=True, extra="ignore")
 
 
-class UsageFigures(Protocol):
-    """One model call's usage; ``workers.agents.llm.Usage`` has these attributes."""
-
-    @property
-    def input_tokens(self) -> int: ...
-
-    @property
-    def output_tokens(self) -> int: ...
-
-    @property
-    def cache_write_tokens(self) -> int: ...
-
-    @property
-    def cache_read_tokens(self) -> int: ...
-
-    @property
-    def cost_usd(self) -> float: ...
-
-
-class ModelSpend(BaseModel):
-    """Figures summed over model calls."""
+class Usage(BaseModel):
+    """Tokens and dollars: of one model call, or summed over several."""
 
     model_config = _MODEL
 
@@ -47,16 +29,44 @@ class ModelSpend(BaseModel):
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
     cost_usd: float = 0.0
-    seconds: float = 0.0
-    calls: int = 0
 
     @property
     def total_tokens(self) -> int:
         cached = self.cache_write_tokens + self.cache_read_tokens
         return self.input_tokens + self.output_tokens + cached
 
-    def plus(self, usage: UsageFigures, seconds: float = 0.0) -> ModelSpend:
-        return ModelSpend(**_added(self, usage, seconds))
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(**_summed(self, other))
+
+
+class Spend(Usage):
+    """A task's spend: the figures, the seconds in agent runs, the calls; and per model."""
+
+    seconds: float = 0.0
+    calls: int = 0
+    by_model: dict[str, Spend] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten_old_ledger(cls, data: Any) -> Any:
+        """Ledgers written before there was one usage model nest the figures in ``usage``."""
+        if isinstance(data, dict) and isinstance(data.get("usage"), dict):
+            return {**data["usage"], **{k: v for k, v in data.items() if k != "usage"}}
+        return data
+
+    def add(self, usage: Usage, *, model: str = "", seconds: float = 0.0, calls: int = 1) -> Spend:
+        """This spend plus ``calls`` model calls' usage; counted under ``model`` when named."""
+        by_model = dict(self.by_model)
+        if model:
+            mine = by_model.get(model, Spend())
+            by_model[model] = mine._plus(usage, seconds, calls, {})
+        return self._plus(usage, seconds, calls, by_model)
+
+    def _plus(self, usage: Usage, seconds: float, calls: int, by_model: dict[str, Spend]) -> Spend:
+        figures = _summed(self, usage)
+        return Spend(
+            **figures, seconds=self.seconds + seconds, calls=self.calls + calls, by_model=by_model
+        )
 
     def describe(self) -> str:
         """``12,345 tokens (in 10,000, out 2,000, cache 345), $0.12 in 3 call(s)``."""
@@ -67,12 +77,6 @@ class ModelSpend(BaseModel):
             f"{self.total_tokens:,} tokens ({parts}), ${self.cost_usd:.2f}{time} "
             f"in {self.calls} call(s)"
         )
-
-
-class Spend(ModelSpend):
-    """The task's total, and the same figures per model (``by_model``)."""
-
-    by_model: dict[str, ModelSpend] = Field(default_factory=dict)
 
     def summary(self) -> str:
         """One line for the status comment; empty when nothing was spent yet."""
@@ -87,29 +91,25 @@ class Spend(ModelSpend):
         return f"{self.describe()} ({models})"
 
 
-def _added(figures: ModelSpend, usage: UsageFigures, seconds: float) -> dict[str, int | float]:
+def _summed(one: Usage, other: Usage) -> dict[str, Any]:
     return {
-        "input_tokens": figures.input_tokens + usage.input_tokens,
-        "output_tokens": figures.output_tokens + usage.output_tokens,
-        "cache_write_tokens": figures.cache_write_tokens + usage.cache_write_tokens,
-        "cache_read_tokens": figures.cache_read_tokens + usage.cache_read_tokens,
-        "cost_usd": figures.cost_usd + usage.cost_usd,
-        "seconds": figures.seconds + seconds,
-        "calls": figures.calls + 1,
+        "input_tokens": one.input_tokens + other.input_tokens,
+        "output_tokens": one.output_tokens + other.output_tokens,
+        "cache_write_tokens": one.cache_write_tokens + other.cache_write_tokens,
+        "cache_read_tokens": one.cache_read_tokens + other.cache_read_tokens,
+        "cost_usd": one.cost_usd + other.cost_usd,
     }
 
 
-def add_usage(spend: Spend, usage: UsageFigures, *, model: str = "", seconds: float = 0.0) -> Spend:
+def add_usage(spend: Spend, usage: Usage, *, model: str = "", seconds: float = 0.0) -> Spend:
     """``spend`` plus one model call; counted under ``model`` too when it is named."""
-    by_model = dict(spend.by_model)
-    if model:
-        by_model[model] = by_model.get(model, ModelSpend()).plus(usage, seconds)
-    return Spend(**_added(spend, usage, seconds), by_model=by_model)
+    return spend.add(usage, model=model, seconds=seconds)
 
 
 def with_usage(
-    state: WorkflowState, usage: UsageFigures, *, model: str = "", seconds: float = 0.0
+    state: WorkflowState, usage: Usage, *, model: str = "", seconds: float = 0.0
 ) -> WorkflowState:
     """``state`` with one model call added to its spend (call it before ``step``)."""
-    spend = add_usage(state.spend, usage, model=model, seconds=seconds)
-    return state.model_copy(update={"spend": spend})
+    return state.model_copy(
+        update={"spend": add_usage(state.spend, usage, model=model, seconds=seconds)}
+    )

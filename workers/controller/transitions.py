@@ -71,7 +71,7 @@ from workers.controller.outcomes import (
 )
 from workers.controller.phases import ASSESSOR_VERDICTS, JUDGE_VERDICTS, Path, Phase, Role, Verdict
 from workers.controller.review import accepts_review, finish_round, start_round
-from workers.controller.rules import Action, Decision, judge
+from workers.controller.rules import Action, Ruling, judge
 from workers.controller.state import Feedback, WorkflowState
 
 __all__ = ["Transition", "accepts_review", "pending_agent", "step"]
@@ -207,7 +207,7 @@ def _on_assessor(
 
 
 def _on_reviewer(state: WorkflowState, ctx: Context, done: ReviewerDone) -> Transition:
-    reviewed = state.model_copy(update={"review": done.text})
+    reviewed = _remember(state.model_copy(update={"review": done.text}), done.text)
     noted = record(
         reviewed, ctx, Role.REVIEWER, f"Reviewer: {first_line(done.text)}", detail=done.text
     )
@@ -238,7 +238,7 @@ def _on_judge(state: WorkflowState, ctx: Context, done: JudgeDone) -> Transition
     if verdict is not None:
         said = f"Judge verdict: {verdict}" + (f" ({first_line(feedback)})" if feedback else "")
     noted = record(
-        state.model_copy(update={"no_signal_count": count}),
+        _remember(state.model_copy(update={"no_signal_count": count}), done.text or ""),
         ctx,
         Role.JUDGE,
         said,
@@ -251,7 +251,7 @@ def _on_judge(state: WorkflowState, ctx: Context, done: JudgeDone) -> Transition
 
 
 def _feedback_comment(
-    state: WorkflowState, verdict: Verdict | None, feedback: str, decision: Decision
+    state: WorkflowState, verdict: Verdict | None, feedback: str, decision: Ruling
 ) -> PostComment:
     """One comment per iteration: on the PR once it exists, on the issue before."""
     data = {
@@ -267,9 +267,7 @@ def _feedback_comment(
     return PostComment(target, CommentKind.FEEDBACK, data)
 
 
-def _apply(
-    state: WorkflowState, ctx: Context, decision: Decision, feedback: Feedback
-) -> Transition:
+def _apply(state: WorkflowState, ctx: Context, decision: Ruling, feedback: Feedback) -> Transition:
     if decision.action is Action.ADVANCE:
         return advance(state, ctx, f"judge ADVANCE {feedback.judge}".strip())
     if decision.action is Action.FORCE_ADVANCE:

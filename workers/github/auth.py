@@ -20,7 +20,7 @@ from githubkit.auth.base import BaseAuthStrategy
 from pydantic import SecretStr
 from redis import Redis
 
-from config.keys import PREFIX
+from config import keys
 from workers.github.clock import Clock
 
 if TYPE_CHECKING:
@@ -59,10 +59,6 @@ class TokenMinter(Protocol):
     def mint(self, installation_id: int) -> IssuedToken: ...
 
 
-def token_key(installation_id: int) -> str:
-    return f"{PREFIX}:gh:token:{installation_id}"
-
-
 class InstallationTokens:
     """Installation tokens shared by all workers through Redis."""
 
@@ -88,10 +84,10 @@ class InstallationTokens:
         """Forget ``token`` (GitHub answered 401 to it); a newer cached token is kept."""
         cached = self._cached(installation_id)
         if cached is not None and cached.token == token:
-            self._redis.delete(token_key(installation_id))
+            self._redis.delete(keys.installation_token(installation_id))
 
     def _cached(self, installation_id: int) -> IssuedToken | None:
-        raw = self._redis.get(token_key(installation_id))
+        raw = self._redis.get(keys.installation_token(installation_id))
         if raw is None:
             return None
         data = json.loads(raw)
@@ -101,7 +97,7 @@ class InstallationTokens:
         issued = self._minter.mint(installation_id)
         ttl = max(1, int(issued.expires_at - self._clock.now()))
         payload = json.dumps({"token": issued.token, "expires_at": issued.expires_at})
-        self._redis.set(token_key(installation_id), payload, ex=ttl)
+        self._redis.set(keys.installation_token(installation_id), payload, ex=ttl)
         log.info(
             "installation token minted",
             extra={"installation_id": installation_id, "expires_at": issued.expires_at},

@@ -25,7 +25,7 @@ from workers.github.auth import (
     IssuedToken,
 )
 from workers.github.clock import Clock, SystemClock
-from workers.github.retry import RetryPolicy
+from workers.github.retry import GitHubRetryPolicy
 from workers.github.spacing import WriteSpacer
 from workers.github.transport import ObservedTransport
 
@@ -109,7 +109,7 @@ class GitHubClients:
             installation_id=installation_id,
             spacer=self._spacer if installation_id is not None else None,
         )
-        retry = RetryPolicy(
+        retry = GitHubRetryPolicy(
             self._clock,
             max_retries=self._options.max_retries,
             base_backoff_s=self._options.base_backoff_s,

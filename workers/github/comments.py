@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from githubkit.exception import RequestFailed
 
+from config import keys
 from workers.github.bodies import fit, marker
 from workers.github.client import GitHubClient
 from workers.github.marks import TaskMarks
@@ -48,7 +49,7 @@ def find_marked(gh: GitHubClient, ref: IssueRef, name: str) -> Posted | None:
 
 
 def _known(gh: GitHubClient, ref: IssueRef, name: str, marks: TaskMarks) -> Posted | None:
-    field = f"comment:{ref.number}:{name}"
+    field = keys.mark_comment(ref.number, name)
     value = marks.get(field)
     if value is None:
         return None
@@ -66,7 +67,7 @@ def post_once(gh: GitHubClient, ref: IssueRef, name: str, body: str, marks: Task
     known = _known(gh, ref, name, marks)
     if known is not None:
         return known
-    field = f"comment:{ref.number}:{name}"
+    field = keys.mark_comment(ref.number, name)
     marks.set(field, PENDING)
     answer = gh.rest.issues.create_comment(ref.owner, ref.repo, ref.number, body=fit(body, POINTER))
     comment = answer.parsed_data
@@ -80,7 +81,7 @@ def upsert(gh: GitHubClient, ref: IssueRef, name: str, body: str, marks: TaskMar
     The first call of a task looks for an older comment with the marker (another run, a
     lost Redis); an edit whose body did not change is not sent.
     """
-    field = f"comment:{ref.number}:{name}"
+    field = keys.mark_comment(ref.number, name)
     text = fit(body, POINTER)
     known = _known(gh, ref, name, marks)
     if known is None and marks.get(f"searched:{ref.number}:{name}") is None:

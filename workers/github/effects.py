@@ -18,6 +18,7 @@ from typing import Protocol
 
 from redis import Redis
 
+from config import keys
 from workers.controller.effects import (
     CommentKind,
     Effect,
@@ -46,7 +47,7 @@ WIP_NOTE = (
 )
 
 
-class Workspace(Protocol):
+class TaskBranch(Protocol):
     """What the effects need from the git workspace."""
 
     @property
@@ -66,7 +67,7 @@ class TaskInfo:
 
 class GitHubEffects:
     def __init__(
-        self, gh: GitHubClient, redis: Redis, task: TaskInfo, workspace: Workspace
+        self, gh: GitHubClient, redis: Redis, task: TaskInfo, workspace: TaskBranch
     ) -> None:
         self._gh = gh
         self._redis = redis
@@ -122,7 +123,7 @@ class GitHubEffects:
     def _comment(self, effect: PostComment, state: WorkflowState) -> None:
         run, kind = self._run(state), effect.kind
         if kind is CommentKind.STATUS:
-            body = bodies.status_body(state, self.marks.get("pr:url"))
+            body = bodies.status_body(state, self.marks.get(keys.MARK_PR_URL))
             upsert(self._gh, self._ref, "status", body, self.marks)
             return
         where = self._target(effect.target)
@@ -163,7 +164,7 @@ class GitHubEffects:
             if not wip:
                 self.marks.wrote("pr:body", body)
         self.marks.set("pr:node_id", found.node_id)
-        self.marks.set("pr:url", found.html_url)
+        self.marks.set(keys.MARK_PR_URL, found.html_url)
         self.marks.set("pr:wip", int(wip))
         self.marks.set("pr:number", found.number)
         log.info("pull request", extra={"repo": self._ref.full_name, "pr": found.number})
@@ -178,7 +179,7 @@ class GitHubEffects:
         self.marks.wrote("pr:body", body)
 
     def _check_for(self, head_sha: str) -> None:
-        if self.marks.get("check:sha") == head_sha:
+        if self.marks.get(keys.MARK_CHECK_SHA) == head_sha:
             return
         previous = self.marks.get_int("check:id")
         if previous is not None:
@@ -193,7 +194,7 @@ class GitHubEffects:
         summary = f"Working on #{self._ref.number}; the verdict comes when the task ends."
         check_id = checks.start(self._gh, self._ref, head_sha, summary)
         self.marks.set("check:id", check_id)
-        self.marks.set("check:sha", head_sha)
+        self.marks.set(keys.MARK_CHECK_SHA, head_sha)
 
     def _mark_ready(self, state: WorkflowState) -> None:
         number = self.pr_number
@@ -216,7 +217,7 @@ class GitHubEffects:
         name = f"nomerge:{self._run(state)}"
         body = bodies.nomerge_body(name, effect.reason, effect.overrides)
         posted = post_once(self._gh, self._target(Target.PR), name, body, self.marks)
-        self.marks.set("nomerge:url", posted.html_url)
+        self.marks.set(keys.MARK_NOMERGE_URL, posted.html_url)
 
     # labels and the end of the task
 
@@ -254,7 +255,7 @@ class GitHubEffects:
         elif final is Phase.COMPLETE:
             verdict, title = checks.Conclusion.ACTION_REQUIRED, "NOMERGE: a human must review"
             summary = "; ".join(o.describe() for o in state.overrides)
-            url = self.marks.get("nomerge:url")
+            url = self.marks.get(keys.MARK_NOMERGE_URL)
         else:
             verdict, title = checks.Conclusion.FAILURE, "Blocked"
             summary, url = state.end_reason or "the task is blocked", None

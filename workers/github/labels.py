@@ -5,7 +5,7 @@ from __future__ import annotations
 from githubkit.exception import RequestFailed
 from redis import Redis
 
-from config.keys import PREFIX
+from config import keys
 from workers.controller.effects import BLOCKED_LABEL
 from workers.github.client import GitHubClient
 from workers.github.refs import IssueRef
@@ -21,13 +21,9 @@ LABELS: dict[str, tuple[str, str]] = {
 }
 
 
-def _known_key(ref: IssueRef) -> str:
-    return f"{PREFIX}:gh:labels:{ref.full_name.lower()}"
-
-
 def ensure_label(gh: GitHubClient, redis: Redis, ref: IssueRef, name: str) -> None:
     """Create the label in the repository unless it exists (remembered in Redis)."""
-    if redis.sismember(_known_key(ref), name):
+    if redis.sismember(keys.repo_labels_known(ref.full_name), name):
         return
     color, description = LABELS.get(name, ("ededed", ""))
     try:
@@ -37,7 +33,7 @@ def ensure_label(gh: GitHubClient, redis: Redis, ref: IssueRef, name: str) -> No
     except RequestFailed as error:
         if error.response.status_code != 422:  # 422 already_exists
             raise
-    redis.sadd(_known_key(ref), name)
+    redis.sadd(keys.repo_labels_known(ref.full_name), name)
 
 
 def add_label(gh: GitHubClient, redis: Redis, ref: IssueRef, name: str) -> None:

@@ -11,13 +11,9 @@ import hashlib
 
 from redis import Redis
 
-from config.keys import PREFIX
+from config import keys
 
 MARKS_TTL_S = 90 * 24 * 3600
-
-
-def marks_key(task_key: str) -> str:
-    return f"{PREFIX}:gh:marks:{task_key}"
 
 
 def digest(text: str) -> str:
@@ -27,7 +23,7 @@ def digest(text: str) -> str:
 class TaskMarks:
     def __init__(self, redis: Redis, task_key: str) -> None:
         self._redis = redis
-        self._key = marks_key(task_key)
+        self._key = keys.task_marks(task_key)
 
     def get(self, name: str) -> str | None:
         raw = self._redis.hget(self._key, name)

@@ -26,7 +26,7 @@ log = logging.getLogger("agentium.github.retry")
 _ALREADY_WAITED = timedelta(microseconds=1)
 
 
-class RetryPolicy:
+class GitHubRetryPolicy:
     def __init__(
         self,
         clock: Clock,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from redis import Redis
 
-from config.keys import PREFIX
+from config import keys
 from workers.github.clock import Clock
 
 _RESERVE = """
@@ -26,10 +26,6 @@ return string.format('%.6f', slot)
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 
 
-def spacing_key(installation_id: int) -> str:
-    return f"{PREFIX}:gh:writes:{installation_id}"
-
-
 class WriteSpacer:
     def __init__(self, redis: Redis, clock: Clock, interval_s: float = 1.0) -> None:
         self._redis = redis
@@ -42,7 +38,9 @@ class WriteSpacer:
         if self._interval <= 0:
             return 0.0
         now = self._clock.now()
-        raw = self._script(keys=[spacing_key(installation_id)], args=[now, self._interval])
+        raw = self._script(
+            keys=[keys.installation_writes(installation_id)], args=[now, self._interval]
+        )
         slot = float(raw.decode() if isinstance(raw, bytes) else raw)
         delay = max(0.0, slot - now)
         self._clock.sleep(delay)

@@ -1,9 +1,14 @@
-"""Running git: no shell, a minimal environment, the token only in environment variables.
+"""Running git, the one way the bot does: no shell, a minimal environment, no hooks.
 
+Every git command of the bot (the controller's clone and push, the agents' commit and diff,
+local mode, reading the repository's settings) goes through :class:`Git`. Hooks and the
+file-system monitor are off for every command, so nothing written into a checkout runs.
 The installation token reaches git as an ``http.extraHeader`` set through
 ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_0``/``GIT_CONFIG_VALUE_0``: never in the remote URL,
 never in ``.git/config``, never in the process arguments (visible in /proc to every
-process), never in a log or an error message.
+process), never in a log or an error message. Every command runs with
+:data:`~workers.gitops.hardening.SAFE_CONFIG` (no hooks, no fsmonitor, safe transports), and
+the token is refused to a checkout whose config has keys the bot did not write.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from workers.gitops.hardening import SAFE_CONFIG, untrusted_keys
 
 log = logging.getLogger("agentium.git")
 
@@ -45,6 +52,7 @@ def run_process(args: Sequence[str], cwd: Path, env: Mapping[str, str]) -> GitRe
         env=dict(env),
         capture_output=True,
         text=True,
+        errors="replace",
         timeout=GIT_TIMEOUT_S,
         check=False,
         stdin=subprocess.DEVNULL,
@@ -91,9 +99,10 @@ class Git:
     ) -> GitResult:
         env = base_env(self._home) | dict(extra_env or {})
         if token is not None:
+            self._refuse_untrusted_config(cwd)
             env |= auth_env(token)
         started = time.perf_counter()
-        result = self._runner(["git", "-c", "credential.helper=", *args], cwd, env)
+        result = self._runner(["git", *SAFE_CONFIG, *args], cwd, env)
         ms = round((time.perf_counter() - started) * 1000, 1)
         log.info("git", extra={"command": args[0], "returncode": result.returncode, "ms": ms})
         if check and result.returncode != 0:
@@ -101,6 +110,19 @@ class Git:
                 f"git {args[0]} failed ({result.returncode}): {_scrub(result.stderr, token)}"
             )
         return result
+
+    def _refuse_untrusted_config(self, cwd: Path) -> None:
+        """No token for git in a checkout whose own config has keys the bot did not write."""
+        if not (cwd / ".git").exists():
+            return
+        listed = self._runner(
+            ["git", *SAFE_CONFIG, "config", "--local", "--includes", "--name-only", "--list"],
+            cwd,
+            base_env(self._home),
+        )
+        found = untrusted_keys(listed.stdout)
+        if found:
+            raise GitError(f"refusing to use credentials: {cwd}/.git/config sets {found[0]}")
 
 
 def _scrub(text: str, token: str | None) -> str:

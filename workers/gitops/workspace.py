@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git, GitError
 
 BRANCH_PREFIX = "agentium/issue-"
@@ -70,7 +71,7 @@ class GitWorkspace:
         self.issue = issue
         self._identity = identity
         self._token = token
-        self._git = git
+        self.git = git
         self._depth = depth
 
     @property
@@ -83,10 +84,10 @@ class GitWorkspace:
 
     def _remote(self, *args: str, cwd: Path | None = None) -> str:
         token = self._token() if self._token else None
-        return self._git.run(*args, cwd=cwd or self.path, token=token).stdout
+        return self.git.run(*args, cwd=cwd or self.path, token=token).stdout
 
     def _local(self, *args: str, check: bool = True) -> str:
-        return self._git.run(*args, cwd=self.path, check=check).stdout.strip()
+        return self.git.run(*args, cwd=self.path, check=check).stdout.strip()
 
     def prepare(self) -> Path:
         """Clone unless the checkout exists; continue the pushed branch if there is one.
@@ -126,24 +127,13 @@ class GitWorkspace:
     def head(self) -> str:
         return self._local("rev-parse", "HEAD")
 
-    def identity_env(self) -> dict[str, str]:
-        """For commits made by other tools in the checkout."""
-        name, email = self._identity.name, self._identity.email
-        return {
-            "GIT_AUTHOR_NAME": name,
-            "GIT_AUTHOR_EMAIL": email,
-            "GIT_COMMITTER_NAME": name,
-            "GIT_COMMITTER_EMAIL": email,
-        }
+    def checkout(self) -> LocalGit:
+        """Git in the checkout as the bot user (commits, diffs)."""
+        return LocalGit(self.path, self.git, author=self._identity.name, email=self._identity.email)
 
     def commit(self, phase: str, iteration: int, summary: str = "") -> str | None:
         """Commit every change as the bot user; the new commit, or None if nothing changed."""
-        self._local("add", "-A")
-        if self._git.run("diff", "--cached", "--quiet", cwd=self.path, check=False).returncode == 0:
-            return None
-        message = commit_message(self.issue, phase, iteration, summary)
-        self._git.run("commit", "-q", "-m", message, cwd=self.path, extra_env=self.identity_env())
-        return self.head()
+        return self.checkout().commit_all(commit_message(self.issue, phase, iteration, summary))
 
     def remote_head(self) -> str | None:
         """The branch's commit on the remote as last fetched or pushed."""
@@ -185,7 +175,7 @@ class GitWorkspace:
 
     def _contains(self, commit: str) -> bool:
         """Whether HEAD already has `commit` (so pushing HEAD loses nothing)."""
-        done = self._git.run(
+        done = self.git.run(
             "merge-base", "--is-ancestor", commit, "HEAD", cwd=self.path, check=False
         )
         return done.returncode == 0

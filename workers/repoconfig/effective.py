@@ -6,14 +6,14 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from config.defaults import load_bot_defaults
-from workers.agents.settings import AgentSettings, BudgetSettings, load_default_agent_settings
-from workers.controller.limits import (
-    Limits,
-    PhaseLimits,
-    WorkflowConfig,
+from workers.agents.settings import AgentSettings, BudgetSettings
+from workers.controller.limits import Limits, PhaseLimits, WorkflowConfig
+from workers.controller.routing import DEFAULT_ADAPTERS, Routing
+from workers.defaults import (
+    load_default_agent_settings,
+    load_default_routing,
     load_default_workflow_config,
 )
-from workers.controller.routing import DEFAULT_ADAPTERS, Routing, load_default_routing
 from workers.repoconfig.model import BudgetsOverride, LimitsOverride, PhaseLimitsOverride
 
 

@@ -2,39 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from redis import Redis
 from redis.lock import Lock
 
-from config.keys import PREFIX
+from config import keys
+from workers.tasks import inbox
+from workers.tasks.inbox import InboxItem
 from workers.tasks.record import TaskRecord, utcnow
 
-LOCK_TTL_S = 30  # renewed every 10 s while the holder lives; a dead holder's expires soon
+LOCK_TTL_S = 30  # a dead holder's lock expires this long after its last renewal
 LOCK_WAIT_S = 10
 
 
 class TaskBusy(RuntimeError):
     """Another job holds the task's lock; the job is retried later."""
-
-
-def _record_key(key: str) -> str:
-    return f"{PREFIX}:task:{key}"
-
-
-def _inbox_key(key: str) -> str:
-    return f"{PREFIX}:task:{key}:inbox"
-
-
-def _lock_key(key: str) -> str:
-    return f"{PREFIX}:lock:{key}"
-
-
-INDEX = f"{PREFIX}:tasks"
-PR_INDEX = f"{PREFIX}:pr"
 
 
 def _text(value: object) -> str:
@@ -46,53 +30,56 @@ class TaskStore:
         self._redis = redis
 
     def get(self, key: str) -> TaskRecord | None:
-        raw = self._redis.get(_record_key(key))
+        raw = self._redis.get(keys.task_record(key))
         return TaskRecord.model_validate_json(raw) if raw is not None else None
 
     def save(self, record: TaskRecord) -> None:
         record.updated_at = utcnow()
         with self._redis.pipeline(transaction=True) as pipe:
-            pipe.set(_record_key(record.key), record.model_dump_json())
-            pipe.zadd(INDEX, {record.key: record.updated_at.timestamp()})
+            pipe.set(keys.task_record(record.key), record.model_dump_json())
+            pipe.zadd(keys.TASK_INDEX, {record.key: record.updated_at.timestamp()})
             if record.pr_number is not None:
-                pipe.hset(PR_INDEX, f"{record.repo.lower()}#{record.pr_number}", record.key)
+                pipe.hset(
+                    keys.TASK_PR_INDEX, keys.task_pr(record.repo, record.pr_number), record.key
+                )
             pipe.execute()
 
     def task_keys(self) -> list[str]:
         """Task keys, most recently updated first."""
-        return [_text(k) for k in self._redis.zrevrange(INDEX, 0, -1)]
+        return [_text(k) for k in self._redis.zrevrange(keys.TASK_INDEX, 0, -1)]
 
     def task_for_pr(self, repo: str, pr_number: int) -> str | None:
-        found = self._redis.hget(PR_INDEX, f"{repo.lower()}#{pr_number}")
+        found = self._redis.hget(keys.TASK_PR_INDEX, keys.task_pr(repo, pr_number))
         return _text(found) if found is not None else None
 
-    def push_inbox(self, key: str, item: dict[str, Any]) -> None:
+    def push_inbox(self, key: str, item: InboxItem) -> None:
         """Queue a command or review for the task's next step."""
-        self._redis.rpush(_inbox_key(key), json.dumps(item))
+        self._redis.rpush(keys.task_inbox(key), inbox.encode(item))
 
-    def inbox(self, key: str) -> list[dict[str, Any]]:
-        return [json.loads(raw) for raw in self._redis.lrange(_inbox_key(key), 0, -1)]
+    def inbox(self, key: str) -> list[InboxItem]:
+        return inbox.decode_all(self._redis.lrange(keys.task_inbox(key), 0, -1))
 
-    def take_inbox(self, key: str) -> list[dict[str, Any]]:
+    def take_inbox(self, key: str) -> list[InboxItem]:
         """Everything queued for the task, removed atomically."""
         with self._redis.pipeline(transaction=True) as pipe:
-            pipe.lrange(_inbox_key(key), 0, -1)
-            pipe.delete(_inbox_key(key))
+            pipe.lrange(keys.task_inbox(key), 0, -1)
+            pipe.delete(keys.task_inbox(key))
             raw, _ = pipe.execute()
-        return [json.loads(item) for item in raw]
+        return inbox.decode_all(raw)
 
-    def requeue_inbox(self, key: str, items: list[dict[str, Any]]) -> None:
+    def requeue_inbox(self, key: str, items: list[InboxItem]) -> None:
         """Put items back at the front (e.g. reviews kept until the task completes)."""
         if items:
-            self._redis.lpush(_inbox_key(key), *[json.dumps(i) for i in reversed(items)])
+            encoded = [inbox.encode(item) for item in reversed(items)]
+            self._redis.lpush(keys.task_inbox(key), *encoded)
 
     def is_locked(self, key: str) -> bool:
-        return bool(self._redis.exists(_lock_key(key)))
+        return bool(self._redis.exists(keys.task_lock(key)))
 
     @contextmanager
     def locked(self, key: str, wait_s: float = LOCK_WAIT_S) -> Iterator[Lock]:
         """Hold the task's lock; TaskBusy if another job keeps it past `wait_s`."""
-        lock = self._redis.lock(f"{PREFIX}:lock:{key}", timeout=LOCK_TTL_S, blocking_timeout=wait_s)
+        lock = self._redis.lock(keys.task_lock(key), timeout=LOCK_TTL_S, blocking_timeout=wait_s)
         if not lock.acquire():
             raise TaskBusy(key)
         try:

@@ -1,0 +1,63 @@
+"""Test command outputs read as counts and failing test ids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workers.agents.testparse import JEST_SEPARATOR, parse_test_output
+from workers.controller.testrun import TestRun, compare
+
+OUTPUTS = Path(__file__).parent / "test_outputs"
+
+
+@pytest.mark.parametrize(
+    ("name", "counts", "failing"),
+    [
+        (
+            "pytest_fail.txt",
+            (12, 1, 1, None),
+            (
+                "tests/test_cart.py::test_total_with_discount",
+                "tests/test_prices.py::test_vat_rounding",
+            ),
+        ),
+        ("jest_fail.txt", (7, 1, None, None), (f"Cart {JEST_SEPARATOR} applies a discount",)),
+        ("mocha_fail.txt", (3, 1, None, None), ("Cart applies a discount",)),
+        ("tap_fail.txt", (1, 1, None, 0), ("applies a discount",)),
+        ("cargo_fail.txt", (4, 1, None, 1), ("cart::tests::applies_a_discount",)),
+        ("go_fail.txt", (1, 1, None, 0), ("TestDiscount",)),
+    ],
+)
+def test_real_outputs(name: str, counts: tuple[int | None, ...], failing: tuple[str, ...]) -> None:
+    run = parse_test_output("cmd", 1, (OUTPUTS / name).read_text())
+    assert (run.passed, run.failed, run.errors, run.skipped) == counts
+    assert run.failing == failing
+    assert not run.ok and "1 failed" in run.summary()
+
+
+def test_a_passing_pytest_run() -> None:
+    run = parse_test_output("pytest", 0, "....\n\x1b[32m===== 4 passed in 0.02s =====\x1b[0m\n")
+    assert (run.passed, run.failed, run.failing) == (4, None, ())
+    assert run.ok and run.summary() == "4 passed"
+
+
+def test_unknown_output_keeps_the_exit_code() -> None:
+    run = parse_test_output("make test", 2, "make: *** [test] Error 2\n")
+    assert run == TestRun(command="make test", exit_code=2)
+    assert run.summary() == "exit code 2"
+    assert TestRun(exit_code=None).summary() == "did not finish"
+
+
+def test_comparison_with_the_baseline() -> None:
+    baseline = TestRun(exit_code=1, failing=("a", "b"))
+    later = TestRun(exit_code=1, failing=("b", "c"))
+    found = compare(baseline, later)
+    assert (found.newly_failing, found.newly_passing, found.still_failing) == (
+        ("c",),
+        ("a",),
+        ("b",),
+    )
+    assert "Newly failing (passed at the base commit): `c`" in found.describe()
+    assert compare(later, later).newly_failing == ()

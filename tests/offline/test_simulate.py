@@ -1,0 +1,224 @@
+"""The simulator: the seed's example workflows, the summary line, errors naming the line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from workers.offline.scenario import ScenarioError, load_scenario, parse_scenario
+from workers.offline.simulate import main, mismatches, run_scenario, simulate
+
+SCENARIOS = Path(__file__).parent.parent / "scenarios"
+
+# docs/design.md §1, "The four example workflows": how they end.
+SEED_ENDINGS = {
+    "issue-22-simple.yml": ("SIMPLE", True, "nomerge", {"PLAN": 1, "IMPLEMENT": 2, "DOCS": 1}),
+    "issue-42-complex.yml": ("COMPLEX", False, "ready", {"PLAN": 1, "IMPLEMENT": 1, "DOCS": 1}),
+    "issue-99-iterations.yml": ("COMPLEX", False, "ready", {"PLAN": 2, "IMPLEMENT": 3, "DOCS": 1}),
+    "issue-77-auto-advance.yml": (
+        "COMPLEX",
+        True,
+        "nomerge",
+        {"PLAN": 3, "IMPLEMENT": 1, "DOCS": 1},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEED_ENDINGS))
+def test_seed_examples_end_as_design_decides(name: str) -> None:
+    path, overrode, pr, iterations = SEED_ENDINGS[name]
+    result = run_scenario(SCENARIOS / name)
+    assert result.summary == {
+        "final_phase": "COMPLETE",
+        "path": path,
+        "controller_overrode": overrode,
+        "pr": pr,
+        "iterations": iterations,
+        "review_rounds": 0,
+        "spend": {"tokens": 0, "usd": 0.0},
+    }
+    assert "trace" in load_scenario(SCENARIOS / name).expect, "seed scenarios pin the trace"
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.yml")), ids=lambda p: p.name)
+def test_every_scenario_meets_its_expectations(path: Path) -> None:
+    scenario = load_scenario(path)
+    assert scenario.expect, "a scenario under tests/ states what it expects"
+    assert mismatches(scenario, simulate(scenario)) == []
+
+
+def test_override_is_named_in_the_trace() -> None:
+    trace = run_scenario(SCENARIOS / "issue-77-auto-advance.yml").trace
+    assert "  → Controller overrides: ADVANCE (max_iterations)" in trace
+    assert any(
+        line.startswith("  → Controller comments NOMERGE on draft PR #175") for line in trace
+    )
+    assert trace[-1] == "Final Phase: COMPLETE"
+
+
+def test_main_prints_the_trace_then_one_json_summary_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main([str(SCENARIOS / "issue-42-complex.yml")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Task: issue:42"
+    summary = json.loads(lines[-1])
+    assert list(summary) == [
+        "final_phase",
+        "path",
+        "controller_overrode",
+        "pr",
+        "iterations",
+        "review_rounds",
+        "spend",
+    ]
+    assert summary["pr"] == "ready"
+
+
+def test_main_fails_when_expectations_do_not_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (SCENARIOS / "nothing-to-do.yml").read_text().replace("pr: none", "pr: ready")
+    scenario = tmp_path / "wrong.yml"
+    scenario.write_text(text)
+    assert main([str(scenario)]) == 1
+    assert "pr: expected 'ready', got 'none'" in capsys.readouterr().err
+
+
+def test_main_reports_a_malformed_scenario(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "bad.yml"
+    scenario.write_text("steps:\n  - worker: plan\n  - judge: 'AGENTIUM_EVAL: ADVANCE'\n")
+    assert main([str(scenario)]) == 2
+    err = capsys.readouterr().err
+    assert f"{scenario}:3:" in err and "asks for the assessor" in err
+    assert main([]) == 2
+    assert main([str(tmp_path / "missing.yml")]) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("steps:\n  - worker: a\n  - judg: b\n", 3, "unknown key 'judg'"),
+        ("steps:\n  - worker: a\n    reviewer: b\n", 2, "exactly one of"),
+        ("steps:\n  - worker: a\n  - reviewer: b\n", 3, "asks for the assessor"),
+        ("steps:\n  - worker: [a\n", 3, "not valid YAML"),
+        ("task: x\n", 1, "steps"),
+        ("steps: {}\n", 1, "steps"),
+        ("", 1, "empty"),
+        ("steps: []\nbogus: 1\n", 2, "unknown key 'bogus'"),
+        ("pr_number: many\nsteps: []\n", 1, "pr_number"),
+        ("steps:\n  - worker: {text: a, commits: maybe}\n", 2, "worker.commits"),
+        ("steps:\n  - worker: {txt: a}\n", 2, "unknown key 'txt'"),
+        ("steps:\n  - reviewer: null\n", 2, "reviewer: expected text"),
+        ("steps:\n  - fail: {role: boss}\n", 2, "fail.role"),
+        ("steps:\n  - fail: {error: x}\n", 2, "needs a role"),
+        ("steps:\n  - command: explode\n", 2, "not one of stop, retry, status"),
+        ("steps:\n  - budget: {role: boss}\n", 2, "budget.role"),
+        ("steps:\n  - budget: {figures: x}\n", 2, "unknown key 'figures'"),
+        ("steps:\n  - worker: a\n  - budget: {role: judge}\n", 3, "asks for the assessor"),
+        ("steps:\n  - review: {user: alice}\n", 2, "review: needs a text"),
+        ("steps:\n  - review: {text: a, reviews: r-1}\n", 2, "review.reviews"),
+        ("steps:\n  - review: [a]\n", 2, "review: expected text"),
+        ("steps:\n  - spend: {input_tokens: many}\n", 2, "spend.input_tokens"),
+        ("steps:\n  - spend: {cost_usd: -1}\n", 2, "spend.cost_usd"),
+        ("steps:\n  - spend: {tokens: 1}\n", 2, "unknown key 'tokens'"),
+        ("settings:\n  limits: {eval_no_signal_limit: -1}\nsteps: []\n", 2, "eval_no_signal_limit"),
+        ("expect:\n  phase: COMPLETE\nsteps: []\n", 2, "unknown key 'phase'"),
+        ("steps:\n  - worker: a\n  - worker: b\n", 3, "asks for the assessor"),
+        (
+            "steps:\n  - worker: 'AGENTIUM_STATUS: NOTHING_TO_DO'\n  - assessor: null\n",
+            3,
+            "already ended",
+        ),
+    ],
+)
+def test_malformed_scenarios_name_the_line(text: str, line: int, message: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        simulate(parse_scenario(text, "s.yml"))
+    assert str(caught.value).startswith(f"s.yml:{line}:")
+    assert message in str(caught.value)
+
+
+def test_a_scenario_that_stops_early_says_what_the_controller_waits_for() -> None:
+    with pytest.raises(ScenarioError, match=r"waits for the reviewer \(PLAN iteration 1\)"):
+        simulate(parse_scenario("steps:\n  - worker: a\n  - assessor: null\n", "s.yml"))
+
+
+def test_settings_change_the_limits() -> None:
+    text = """
+settings:
+  limits:
+    COMPLEX: {PLAN: 1, IMPLEMENT: 5, DOCS: 3}
+steps:
+  - worker: plan
+  - assessor: null
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ITERATE"
+  - worker: code
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+  - worker: docs
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+"""
+    result = simulate(parse_scenario(text, "s.yml"))
+    assert result.summary["controller_overrode"] is True
+    assert "Iteration 1/1:" in result.trace
+
+
+def test_commands_and_failures_in_a_scenario() -> None:
+    text = """
+steps:
+  - worker: plan
+  - assessor: "AGENTIUM_EVAL: SIMPLE"
+  - worker: {text: code, commits: false}
+  - command: {command: stop, user: octocat}
+  - command: status
+  - command: retry
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+"""
+    result = simulate(parse_scenario(text, "s.yml"))
+    assert result.summary["final_phase"] == "BLOCKED"
+    assert result.state.end_reason.startswith("no changes")
+    assert "  → stopped by @octocat" in result.trace
+    assert "  → Resumed" in result.trace
+
+
+def test_reviews_queued_while_running_become_one_round() -> None:
+    text = """
+steps:
+  - worker: plan
+  - assessor: "AGENTIUM_EVAL: SIMPLE"
+  - review: first thing
+  - worker: code
+  - review: {text: second thing, user: bob, reviews: [r-2]}
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+  - worker: docs
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+  - worker: addresses both
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+  - worker: docs
+  - reviewer: r
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+"""
+    result = simulate(parse_scenario(text, "s.yml"))
+    assert result.summary["review_rounds"] == 1 and result.summary["pr"] == "ready"
+    (round_,) = result.state.review_rounds
+    assert round_.text == "first thing\n\n---\n\nsecond thing"
+    assert (round_.user, round_.reviews) == ("reviewer, bob", ("r-2",))
+    assert "  → Controller replies on PR #1 to r-2: PR marked ready for review" in result.trace
+
+
+def test_a_budget_step_for_the_controller_matches_any_agent() -> None:
+    text = "steps:\n  - worker: plan\n  - budget: {detail: time 61 min of 60 min}\n"
+    result = simulate(parse_scenario(text, "s.yml"))
+    assert result.summary["final_phase"] == "BLOCKED" and result.state.paused is None
+    assert "  → budget exceeded: time 61 min of 60 min" in result.trace

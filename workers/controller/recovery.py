@@ -1,0 +1,140 @@
+"""The recovery ladder's decisions, as pure functions (docs/design.md §9).
+
+After a failed attempt, :func:`stuck_action` decides from the same-failure count, the
+budget used, the replans and the escalation left; :func:`doctor_due` says whether a
+diagnostic call is due and allowed. The table, read top to bottom (the first row that
+matches wins):
+
+| same failures | budget used | scope cut | escalation left | replans left | human asked | action |
+|---|---|---|---|---|---|---|
+| < 2 | any | any | any | any | any | CONTINUE |
+| ≥ 2 | all of it | any | any | any | any | STOP |
+| ≥ 2 | ≥ 80 % | no | any | any | any | REDUCE_SCOPE |
+| ≥ 2 | any | any | yes | any | any | ESCALATE_MODEL |
+| ≥ 2 | any | any | no | yes | any | REPLAN |
+| ≥ 2 | any | any | no | no | no | BLOCKED_NEEDS_HUMAN |
+| ≥ 2 | any | any | no | no | yes | STOP |
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from workers.controller.phases import Phase
+
+SAME_FAILURES = 2  # this many identical failures in a row: the task is stuck
+NEAR_END = 0.8  # the share of a budget after which only a smaller scope can still land
+REPLANS_PER_PHASE = 1
+REPLANS_PER_TASK = 5
+_MODEL = ConfigDict(frozen=True, extra="ignore")
+
+
+class StuckAction(StrEnum):
+    CONTINUE = "CONTINUE"
+    ESCALATE_MODEL = "ESCALATE_MODEL"
+    REPLAN = "REPLAN"
+    REDUCE_SCOPE = "REDUCE_SCOPE"
+    BLOCKED_NEEDS_HUMAN = "BLOCKED_NEEDS_HUMAN"
+    STOP = "STOP"
+
+
+class Situation(BaseModel):
+    """What the table decides from."""
+
+    model_config = _MODEL
+
+    same_failures: int
+    budget_used: float  # the largest share of any budget spent, 0..1 (1 = exhausted)
+    scope_reduced: bool = False
+    escalation_left: bool = False
+    replans_left: bool = False
+    human_asked: bool = False
+
+
+def stuck_action(situation: Situation) -> StuckAction:
+    """The table above."""
+    if situation.same_failures < SAME_FAILURES:
+        return StuckAction.CONTINUE
+    if situation.budget_used >= 1.0:
+        return StuckAction.STOP
+    if situation.budget_used >= NEAR_END and not situation.scope_reduced:
+        return StuckAction.REDUCE_SCOPE
+    if situation.escalation_left:
+        return StuckAction.ESCALATE_MODEL
+    if situation.replans_left:
+        return StuckAction.REPLAN
+    if not situation.human_asked:
+        return StuckAction.BLOCKED_NEEDS_HUMAN
+    return StuckAction.STOP
+
+
+class DoctorAction(StrEnum):
+    RETRY_WITH_FIX = "retry_with_fix"
+    REPLAN = "replan"
+    FATAL = "fatal"
+    ROLLBACK_PROVIDER = "rollback_provider"
+
+
+class DoctorLimits(BaseModel):
+    """How many diagnostic calls a task may make (``config/workflow.yml`` ``recovery``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_attempts: int = 2  # failed attempts in a phase before the doctor is asked
+    per_phase: int = 2
+    per_task: int = 10
+    strong: int = 5
+    infrastructure: int = 3
+
+
+class DoctorCalls(BaseModel):
+    """The diagnostic calls a task has made, by phase and kind."""
+
+    model_config = _MODEL
+
+    by_phase: dict[Phase, int] = {}
+    total: int = 0
+    strong: int = 0
+    infrastructure: int = 0
+
+    def plus(self, phase: Phase, *, strong: bool, infrastructure: bool) -> DoctorCalls:
+        return DoctorCalls(
+            by_phase={**self.by_phase, phase: self.by_phase.get(phase, 0) + 1},
+            total=self.total + 1,
+            strong=self.strong + int(strong),
+            infrastructure=self.infrastructure + int(infrastructure),
+        )
+
+    def describe(self, limits: DoctorLimits) -> str:
+        return (
+            f"{self.total} of {limits.per_task} doctor calls "
+            f"({self.strong} of {limits.strong} strong, "
+            f"{self.infrastructure} of {limits.infrastructure} for infrastructure)"
+        )
+
+
+def doctor_due(
+    calls: DoctorCalls,
+    limits: DoctorLimits,
+    phase: Phase,
+    *,
+    failed_attempts: int,
+    infrastructure: bool,
+) -> bool:
+    """Whether a diagnostic call is due now and the budgets allow it."""
+    due = infrastructure or failed_attempts >= limits.min_attempts
+    within = calls.by_phase.get(phase, 0) < limits.per_phase and calls.total < limits.per_task
+    if infrastructure:
+        within = within and calls.infrastructure < limits.infrastructure
+    return due and within
+
+
+def strong_doctor_allowed(calls: DoctorCalls, limits: DoctorLimits) -> bool:
+    """The strong model may be asked when the cheap one gave no usable answer."""
+    return calls.strong < limits.strong and calls.total < limits.per_task
+
+
+def replans_left(replans: dict[Phase, int], phase: Phase) -> bool:
+    return replans.get(phase, 0) < REPLANS_PER_PHASE and sum(replans.values()) < REPLANS_PER_TASK

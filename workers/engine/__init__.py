@@ -1,0 +1,1 @@
+"""The step engine: one step of a task (lock, inbox, agent call, effects, state)."""

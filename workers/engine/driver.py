@@ -1,0 +1,206 @@
+"""One step of a task: what a `run_step` job does under the task's lock.
+
+A step applies what people asked for (commands, cancellation) and then makes at most
+one agent call, feeding its outcome to the pure controller, performing the effects on
+GitHub and saving the state. If the task still waits for an agent, the next step is
+scheduled. A worker killed mid-step loses at most the agent call in flight: the stored
+state still waits for it, and the next step (a retry, or the sweep) makes it again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from workers.controller.errors import OutcomeMismatch
+from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
+from workers.controller.review import accepts_review, batch_reviews
+from workers.controller.transitions import pending_agent, step
+from workers.engine.repo_settings import config_text_at, effective_config
+from workers.engine.reviews import as_review, reviews_waiting
+from workers.engine.session import TaskSession, open_session
+from workers.github import permissions
+from workers.github.comments import post_once
+from workers.intake.repo_labels import remember
+from workers.repoconfig import RepoConfigError, defaults_only, format_config_error
+from workers.runtime import Runtime
+from workers.tasks.inbox import (
+    CancelRequest,
+    CommandRequest,
+    InboxItem,
+    PullRequestClosed,
+    Review,
+    ReviewComment,
+    ReviewSubmitted,
+)
+from workers.tasks.record import TaskRecord, TaskStatus
+from workers.tasks.store import TaskBusy
+
+log = logging.getLogger("agentium.steps")
+
+Schedule = Callable[[TaskRecord], object]
+Recheck = Callable[[str], object]
+
+
+def advance(rt: Runtime, key: str, schedule: Schedule, recheck: Recheck) -> str:
+    """Run one step of the task `key`; returns a short word for the job's result."""
+    try:
+        with rt.store.locked(key):
+            record = rt.store.get(key)
+            if record is None:
+                return "no_task"
+            if record.status is TaskStatus.FINISHED and reviews_waiting(rt, record):
+                record.status = TaskStatus.ACTIVE  # a human review starts a new round
+            if record.status is not TaskStatus.ACTIVE:
+                return f"task_{record.status.value}"
+            driver = Driver(rt, open_session(rt, record))
+            result = driver.run()
+            if driver.wants_agent():
+                schedule(driver.record)
+            return result
+    except TaskBusy:
+        # The holder schedules what comes next; if it died, its lock expires and the
+        # re-check (at most one per task and minute) carries on.
+        recheck(key)
+        return "busy"
+
+
+class Driver:
+    def __init__(self, rt: Runtime, session: TaskSession) -> None:
+        self.rt = rt
+        self.session = session
+        self.record = session.record
+        self.config = defaults_only(rt.config_defaults)
+        if self.record.workflow.started:
+            self.config = effective_config(rt.config_defaults, self.record.repo_config)
+
+    def run(self) -> str:
+        if not self.record.workflow.started and not self.begin():
+            return "refused"
+        self.handle_inbox()
+        if not self.wants_agent():
+            return "idle" if self.active else f"task_{self.record.status.value}"
+        self.prepare()
+        effect = pending_agent(self.record.workflow, self.config.limits)
+        assert effect is not None
+        context = self.session.agent_context(self.config)
+        runner = self.session.runner(self.rt, self.config)
+        outcome = runner.run(effect, context, self.session.checkout())
+        self.apply(outcome)
+        return f"ran_{effect.role.value.lower()}"
+
+    def prepare(self) -> None:
+        """The checkout at the task's last pushed commit and its state files, on any worker."""
+        workspace, head = self.session.workspace, self.record.head_sha
+        workspace.prepare()
+        if head is not None:
+            workspace.sync_to(head)
+        self.session.files.restore()
+
+    @property
+    def active(self) -> bool:
+        return self.record.status is TaskStatus.ACTIVE
+
+    def wants_agent(self) -> bool:
+        state = self.record.workflow
+        return self.active and state.awaiting is not None and state.paused is None
+
+    def begin(self) -> bool:
+        """Admit the trigger, prepare the checkout and start the controller."""
+        record, session = self.record, self.session
+        if not permissions.admit(
+            session.gh, session.ref, record.trigger_user, session.effects.marks
+        ):
+            self.close(TaskStatus.CANCELLED, f"{record.trigger_user} may not trigger the bot")
+            return False
+        session.workspace.prepare()
+        if record.base_sha is None:
+            record.base_sha = session.workspace.head()
+        if not self.configure():
+            return False
+        session.effects.start()
+        self.apply(Start())
+        return True
+
+    def configure(self) -> bool:
+        """Read the repository's settings at the base commit; a bad file stops the task."""
+        record, session = self.record, self.session
+        assert record.base_sha is not None
+        text = config_text_at(session.workspace.git, session.workspace.path, record.base_sha)
+        try:
+            self.config = effective_config(self.rt.config_defaults, text)
+        except RepoConfigError as error:
+            body = format_config_error(error, label=self.config.trigger_label)
+            post_once(session.gh, session.ref, "config-error", body, session.effects.marks)
+            self.close(TaskStatus.CANCELLED, "invalid .github/agentium.yml")
+            return False
+        record.repo_config = text
+        remember(self.rt.redis, record.repo, self.config.trigger_label)
+        return True
+
+    def apply(self, outcome: Outcome) -> None:
+        record = self.record
+        record.workflow = record.workflow.model_copy(update={"spend": self.session.spend()})
+        try:
+            transition = step(record.workflow, outcome, self.config.limits, now=self.rt.now())
+        except OutcomeMismatch:
+            log.warning(
+                "stale outcome dropped", extra={"task": record.key, "outcome": repr(outcome)[:80]}
+            )
+            return
+        self.session.effects.perform(transition.effects, transition.state)
+        record.workflow = transition.state
+        record.pr_number = self.session.effects.pr_number or record.pr_number
+        record.head_sha = self.session.workspace.pushed_head() or record.head_sha
+        record.steps += 1
+        if transition.state.phase.is_terminal and transition.state.paused is None:
+            record.status = TaskStatus.FINISHED
+            record.status_reason = transition.state.end_reason or transition.state.phase.value
+        self.rt.store.save(record)
+        self.session.files.save(record.steps)
+
+    def close(self, status: TaskStatus, reason: str) -> None:
+        self.record.status = status
+        self.record.status_reason = reason
+        self.rt.store.save(self.record)
+
+    def handle_inbox(self) -> None:
+        kept: list[InboxItem] = []
+        for item in self.rt.store.take_inbox(self.record.key):
+            kept += self.handle_item(item) if self.active else [item]
+        reviews = [item for item in kept if isinstance(item, ReviewSubmitted | ReviewComment)]
+        if reviews and self.active and accepts_review(self.record.workflow):
+            kept = [item for item in kept if item not in reviews]
+            self.review(reviews)
+        self.rt.store.requeue_inbox(self.record.key, kept)
+
+    def review(self, items: list[Review]) -> None:
+        """Reviews of the finished PR by permitted people start a review round."""
+        found = [as_review(item) for item in items if self.permitted(item.user)]
+        reviews = [review for review in found if review is not None]
+        if reviews:
+            self.apply(batch_reviews(reviews))
+
+    def handle_item(self, item: InboxItem) -> list[InboxItem]:
+        """Apply one queued item; returns it if it must wait (a review during a run)."""
+        match item:
+            case CancelRequest():
+                self.human(Command.STOP, item.user)
+                self.close(TaskStatus.CANCELLED, item.reason)
+            case CommandRequest() if self.permitted(item.user):
+                self.human(Command(item.command), item.user)
+            case PullRequestClosed() if item.merged:
+                self.close(TaskStatus.FINISHED, "pull request merged")
+            case ReviewSubmitted() | ReviewComment():
+                return [item]  # applied as one round once the task is complete
+        return []
+
+    def human(self, command: Command, user: str) -> None:
+        state = self.record.workflow
+        if command is Command.STOP and (state.awaiting is None or state.paused is not None):
+            return  # nothing runs: nothing to stop
+        self.apply(HumanCommand(command, user))
+
+    def permitted(self, user: str) -> bool:
+        session = self.session
+        return permissions.admit(session.gh, session.ref, user, session.effects.marks)

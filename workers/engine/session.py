@@ -1,0 +1,95 @@
+"""The per-step collaborators of one task: its GitHub client, git workspace and effects."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from workers.agents.budget import load_ledger
+from workers.agents.runner import AgentRunner
+from workers.agents.task import TaskContext
+from workers.agents.taskfiles import TaskFiles
+from workers.controller.spend import Spend
+from workers.engine.statesync import StateSync
+from workers.github.client import GitHubClient
+from workers.github.effects import GitHubEffects, TaskInfo
+from workers.github.refs import IssueRef
+from workers.gitops.checkout import LocalGit
+from workers.gitops.runner import Git
+from workers.gitops.workspace import GitWorkspace, workspace_path
+from workers.repoconfig import EffectiveConfig
+from workers.runtime import Runtime
+from workers.tasks.record import TaskRecord
+
+
+class TaskSetupError(RuntimeError):
+    """The task lacks what it needs to run (e.g. no installation id)."""
+
+
+@dataclass
+class TaskSession:
+    record: TaskRecord
+    ref: IssueRef
+    gh: GitHubClient
+    workspace: GitWorkspace
+    effects: GitHubEffects
+    state_dir: Path
+    files: StateSync
+
+    def checkout(self) -> LocalGit:
+        return self.workspace.checkout()
+
+    def runner(self, rt: Runtime, config: EffectiveConfig) -> AgentRunner:
+        """The agents with the repository's routing and budgets."""
+        deps = replace(rt.runner.deps, routing=config.routing, settings=config.agents)
+        return AgentRunner(deps)
+
+    def spend(self) -> Spend:
+        """What the task's agents have spent so far (their ledger in the state directory)."""
+        return load_ledger(TaskFiles(self.state_dir).spend_path) or self.record.workflow.spend
+
+    def agent_context(self, config: EffectiveConfig) -> TaskContext:
+        record = self.record
+        if record.base_sha is None:
+            raise TaskSetupError("the task has no base commit yet")
+        return TaskContext.from_state(
+            record.workflow,
+            config.workflow,
+            issue_number=record.issue,
+            issue_title=record.issue_title,
+            issue_body=record.issue_body,
+            checkout=self.workspace.path,
+            state_dir=self.state_dir,
+            base_sha=record.base_sha,
+            test_command=config.test_command,
+        )
+
+
+def open_session(rt: Runtime, record: TaskRecord) -> TaskSession:
+    if record.installation_id is None:
+        raise TaskSetupError("the delivery that started the task named no installation")
+    installation = record.installation_id
+    ref = IssueRef.parse(record.repo, record.issue)
+    gh = rt.github.installation(installation)
+    root = rt.data_dir
+    (root / "git-home").mkdir(parents=True, exist_ok=True)
+    workspace = GitWorkspace(
+        workspace_path(root, record.repo, record.issue),
+        f"{rt.settings.git_base_url}/{record.repo}.git",
+        record.issue,
+        rt.identity,
+        token=lambda: rt.github.token(installation),
+        git=Git(root / "git-home"),
+    )
+    info = TaskInfo(ref, record.trigger_user, run=record.trigger_delivery)
+    effects = GitHubEffects(gh, rt.redis, info, workspace)
+    state = state_dir(root, record)
+    files = StateSync(rt.redis, record.key, state)
+    return TaskSession(record, ref, gh, workspace, effects, state, files)
+
+
+def state_dir(root: Path, record: TaskRecord) -> Path:
+    """The task's private files (plan, feedback, sessions), outside any checkout."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", record.repo.replace("/", "__"))
+    return root / "tasks" / f"{safe}__{record.issue}__{record.trigger_delivery[:12]}"

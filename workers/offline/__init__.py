@@ -1,0 +1,1 @@
+"""Offline drivers of the controller: `agentium local`, `agentium simulate`, scenarios."""

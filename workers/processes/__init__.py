@@ -1,0 +1,1 @@
+"""Processes: the `agentium` command, the supervisor, the RQ worker loop, embedded Redis."""
