@@ -1,12 +1,13 @@
-"""Open-loop HTTP/1.1 load generator for the webhook receiver; runs in its own process.
+"""HTTP/1.1 load generator for the webhook receiver; runs in its own process.
 
-Request i is due at `start + i / rate`, whatever happened to the ones before it: the
-scheduler hands it to a pool of keep-alive connections (one request in flight per
-connection) and its latency is measured from its due time, so a slow server shows up
-as latency rather than as fewer requests (no coordinated omission). Each request is a
-signed `issues` `labeled` delivery padded to the wanted size with a long issue body,
-with a fresh X-GitHub-Delivery, except a chosen fraction that repeats an earlier
-delivery (same id, same body), as a GitHub redelivery would.
+Open loop (`--rate`): request i is due at `start + i / rate`, whatever happened to the
+ones before it: the scheduler hands it to a pool of keep-alive connections (one request
+in flight per connection) and its latency is measured from its due time, so a slow server
+shows up as latency rather than as fewer requests (no coordinated omission).
+
+Closed loop (`--closed`): every connection sends its next request as soon as the last one
+is answered, for `--duration` seconds: the server's saturation rate at that many
+connections (latency measured from the send).
 
     WEBHOOK_SECRET=s python -m bench.loadgen --port 3000 --path /api/github/webhooks \
         --rate 500 --duration 10 --out result.json
@@ -19,180 +20,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import hmac
+import contextlib
 import json
 import math
 import os
 import random
-import time
-import uuid
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DEFAULT_PAYLOAD = (
-    Path(__file__).resolve().parent.parent
-    / "tests"
-    / "corpus"
-    / "webhooks"
-    / "issues"
-    / "labeled.payload.json"
+from bench.deliveries import (
+    DEFAULT_PAYLOAD,
+    Delivery,
+    RequestFactory,
+    body_template,
+    now,
+    plan,
+    stream,
 )
-NUMBER_SENTINEL = b"918273645"  # the issue number's place in the body template
-REQUEST_TIMEOUT_S = 30.0
+from bench.wire import Wire, open_wire
+
 START_DELAY_S = 0.1
-HEADER_END = b"\r\n\r\n"
-
-# Not loop.time(): uvloop's clock only advances in whole milliseconds.
-now = time.perf_counter
-
-# The padding: what a long bug report looks like (steps, logs, a stack trace).
-FILLER = """
-
-### Steps to reproduce
-
-1. Install the app on a repository with branch protection enabled.
-2. Label an issue with `agentium` while a review is pending on the default branch.
-3. Wait for the check run to appear on the pull request.
-
-### Expected
-
-The check run reports the phase and links to the issue; the pull request is updated.
-
-### Actual
-
-The check run stays queued and the log shows:
-
-```
-Traceback (most recent call last):
-  File "/srv/app/workers/jobs.py", line 88, in handle_delivery
-    task = store.claim(repo, issue, lease_s=120)
-  File "/srv/app/workers/tasks.py", line 141, in claim
-    raise LockBusy(f"{repo}#{issue} is held by {holder} until {expires}")
-workers.tasks.LockBusy: octo-org/octo-repo#1347 is held by w1 until 2024-05-02T10:41:07Z
-```
-
-Environment: Ubuntu 22.04, Python 3.11.7, Redis 7.2.4, two workers behind nginx.
-"""
-
-
-@dataclass(frozen=True, slots=True)
-class Delivery:
-    delivery_id: str
-    number: int  # the issue number written into the body
-
-
-@dataclass(frozen=True, slots=True)
-class BodyTemplate:
-    """A JSON body with a hole where the issue number goes."""
-
-    head: bytes
-    tail: bytes
-
-    def render(self, number: int) -> bytes:
-        return b"%b%d%b" % (self.head, number, self.tail)
-
-
-def _dump(payload: dict[str, Any]) -> bytes:
-    return json.dumps(payload, separators=(",", ":")).encode()
-
-
-def body_template(payload_file: Path, size: int) -> BodyTemplate:
-    """The corpus payload with its issue body lengthened so the whole is about `size` bytes."""
-    payload = json.loads(payload_file.read_text(encoding="utf-8"))
-    issue = payload["issue"]
-    issue["number"] = int(NUMBER_SENTINEL)
-    text = (issue.get("body") or "") + FILLER * (size // len(FILLER) + 1)
-    while True:
-        issue["body"] = text
-        excess = len(_dump(payload)) - size
-        if excess <= 0:
-            break
-        text = text[: -max(1, excess // 2)]  # escaped characters take two bytes
-    encoded = _dump(payload)
-    if encoded.count(NUMBER_SENTINEL) != 1:
-        raise ValueError(f"{payload_file}: the number placeholder is not unique")
-    head, _, tail = encoded.partition(NUMBER_SENTINEL)
-    return BodyTemplate(head, tail)
-
-
-def plan(count: int, duplicates: float, rng: random.Random) -> list[Delivery]:
-    """`count` deliveries; about `duplicates` of them repeat an earlier one."""
-    deliveries: list[Delivery] = []
-    for index in range(count):
-        if deliveries and rng.random() < duplicates:
-            deliveries.append(deliveries[rng.randrange(len(deliveries))])
-        else:
-            fresh = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-            deliveries.append(Delivery(fresh, index + 1))
-    return deliveries
-
-
-class RequestFactory:
-    """Hand-written HTTP/1.1 requests, headers as GitHub sends them."""
-
-    def __init__(self, template: BodyTemplate, secret: str, host: str, path: str) -> None:
-        self._template = template
-        self._key = secret.encode()
-        self._start = f"POST {path} HTTP/1.1\r\nHost: {host}\r\n"
-
-    def build(self, delivery: Delivery) -> bytes:
-        body = self._template.render(delivery.number)
-        signature = hmac.new(self._key, body, hashlib.sha256).hexdigest()
-        head = (
-            f"{self._start}User-Agent: GitHub-Hookshot/bench\r\n"
-            "Accept: */*\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n"
-            "X-GitHub-Event: issues\r\nX-GitHub-Hook-ID: 1\r\n"
-            f"X-GitHub-Delivery: {delivery.delivery_id}\r\n"
-            f"X-Hub-Signature-256: sha256={signature}\r\n\r\n"
-        )
-        return head.encode() + body
-
-
-async def sleep_until(moment: float) -> None:
-    """Sleep to a `now()` moment; uvloop's timers work in whole ms and may fire early."""
-    wait = moment - now()
-    while wait > 0:
-        await asyncio.sleep(wait)
-        wait = moment - now()
-
-
-def _content_length(head: bytes) -> int:
-    for line in head.lower().split(b"\r\n"):
-        if line.startswith(b"content-length:"):
-            return int(line.partition(b":")[2])
-    return 0
-
-
-class Connection:
-    """One keep-alive connection; one request at a time."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._reader = reader
-        self._writer = writer
-
-    @classmethod
-    async def open(cls, host: str, port: int) -> Connection:
-        reader, writer = await asyncio.open_connection(host, port)
-        return cls(reader, writer)
-
-    @property
-    def usable(self) -> bool:
-        """False once the server has closed it (e.g. its keep-alive timeout)."""
-        return not self._reader.at_eof() and not self._writer.is_closing()
-
-    async def exchange(self, request: bytes) -> tuple[int, bytes]:
-        self._writer.write(request)
-        head = await self._reader.readuntil(HEADER_END)
-        status = int(head.split(b" ", 2)[1])
-        return status, await self._reader.readexactly(_content_length(head))
-
-    def close(self) -> None:
-        self._writer.close()
 
 
 def percentiles_ms(values: Sequence[float]) -> dict[str, float]:
@@ -209,10 +59,10 @@ def percentiles_ms(values: Sequence[float]) -> dict[str, float]:
 
 @dataclass
 class Tally:
-    """What came back: counts, latencies from the due time, the ids by answer."""
+    """What came back: counts, latencies, the ids by answer."""
 
     latencies: list[float] = field(default_factory=list)
-    lags: list[float] = field(default_factory=list)  # scheduler lateness
+    lags: list[float] = field(default_factory=list)  # scheduler lateness (open loop)
     accepted: list[str] = field(default_factory=list)
     repeated: list[str] = field(default_factory=list)
     rejected: Counter[str] = field(default_factory=Counter)
@@ -254,7 +104,7 @@ class Spec:
     port: int
     path: str
     secret: str
-    rate: float
+    rate: float  # 0: closed loop
     duration: float
     payload_kb: float
     duplicates: float
@@ -264,61 +114,163 @@ class Spec:
     payload_file: Path
 
 
-Item = tuple[float, Delivery] | None
+Token = tuple[float, Delivery]  # (when its latency starts, what was sent)
 
 
-class LoadRun:
-    """One run at one rate: a scheduler feeding a pool of connection workers."""
+class Run:
+    """What both loops share: the requests, the connections (callbacks, no task per
+    request), the tally; `next_for` says what a connection does once it is free."""
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
         template = body_template(spec.payload_file, int(spec.payload_kb * 1024))
         self.factory = RequestFactory(template, spec.secret, f"{spec.host}:{spec.port}", spec.path)
+        self.tally = Tally()
+        self.sent = 0
+        self.busy = 0
+        self.finished = asyncio.Event()
+
+    async def connect(self) -> list[Wire]:
+        spec = self.spec
+        return [
+            await open_wire(spec.host, spec.port, self.on_answer, self.on_lost)
+            for _ in range(spec.connections)
+        ]
+
+    def send(self, wire: Wire, token: Token) -> None:
+        self.sent += 1
+        self.busy += 1
+        wire.send(self.factory.build(token[1]), token)
+
+    def on_answer(self, wire: Wire, status: int, body: bytes) -> None:
+        due, delivery = wire.busy
+        wire.busy = None
+        self.busy -= 1
+        self.tally.last_answer = moment = now()
+        self.tally.answer(delivery, status, body, moment - due)
+        self.next_for(wire)
+
+    def on_lost(self, wire: Wire) -> None:
+        if wire.busy is not None:
+            wire.busy = None
+            self.busy -= 1
+            self.tally.errors["connection closed with a request in flight"] += 1
+        self.forget(wire)
+        asyncio.get_running_loop().create_task(self._replace())
+
+    async def _replace(self) -> None:
+        try:
+            wire = await open_wire(self.spec.host, self.spec.port, self.on_answer, self.on_lost)
+        except OSError as exc:
+            self.tally.errors[type(exc).__name__] += 1
+            self.check_finished()
+            return
+        self.next_for(wire)
+
+    def next_for(self, wire: Wire) -> None:
+        raise NotImplementedError
+
+    def forget(self, wire: Wire) -> None:
+        """A closed connection is no longer free."""
+
+    def check_finished(self) -> None:
+        raise NotImplementedError
+
+
+class OpenRun(Run):
+    """Request i is due at start + i / rate: released to a free connection, or queued."""
+
+    def __init__(self, spec: Spec) -> None:
+        super().__init__(spec)
         count = round(spec.rate * spec.duration)
         self.deliveries = plan(count, spec.duplicates, random.Random(spec.seed))
-        self.tally = Tally()
-        self.queue: asyncio.Queue[Item] = asyncio.Queue()
+        self.free: deque[Wire] = deque()
+        self.backlog: deque[Token] = deque()
+        self.scheduled = False
 
     async def run(self) -> dict[str, Any]:
         spec = self.spec
-        pool = [await Connection.open(spec.host, spec.port) for _ in range(spec.connections)]
+        self.free.extend(await self.connect())
         start = now() + START_DELAY_S
-        deadline = start + spec.duration + spec.drain_s
-        workers = [asyncio.create_task(self._work(c, deadline)) for c in pool]
         await self._schedule(start)
-        for _ in workers:
-            self.queue.put_nowait(None)
-        await asyncio.gather(*workers)
+        self.scheduled = True
+        self.check_finished()
+        deadline = start + spec.duration + spec.drain_s
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.finished.wait(), deadline - now())
+        unanswered = self.busy + len(self.backlog)
+        if unanswered:
+            self.tally.errors["no answer by the drain deadline"] += unanswered
+        for wire in self.free:
+            wire.close()
         return self.tally.summary(spec.rate, spec.duration, len(self.deliveries), start)
 
     async def _schedule(self, start: float) -> None:
+        """Release every request that is due, then sleep until the next one is."""
+        interval = 1 / self.spec.rate
         for index, delivery in enumerate(self.deliveries):
-            due = start + index / self.spec.rate
-            await sleep_until(due)
+            due = start + index * interval
+            if due > now():
+                await asyncio.sleep(due - now())  # uvloop: whole ms, so a few at a time
             self.tally.lags.append(now() - due)
-            self.queue.put_nowait((due, delivery))
+            if self.free:
+                self.send(self.free.pop(), (due, delivery))
+            else:
+                self.backlog.append((due, delivery))
 
-    async def _work(self, connection: Connection | None, deadline: float) -> None:
-        while (item := await self.queue.get()) is not None:
-            due, delivery = item
-            if now() > deadline:
-                self.tally.errors["not sent (drain deadline)"] += 1
-                continue
-            try:
-                if connection is None or not connection.usable:
-                    connection = await Connection.open(self.spec.host, self.spec.port)
-                request = self.factory.build(delivery)
-                answer = await asyncio.wait_for(connection.exchange(request), REQUEST_TIMEOUT_S)
-            except (OSError, EOFError, asyncio.LimitOverrunError, TimeoutError, ValueError) as exc:
-                self.tally.errors[type(exc).__name__] += 1
-                if connection is not None:
-                    connection.close()
-                connection = None
-                continue
-            self.tally.last_answer = now()
-            self.tally.answer(delivery, *answer, latency=self.tally.last_answer - due)
-        if connection is not None:
-            connection.close()
+    def next_for(self, wire: Wire) -> None:
+        if self.backlog:
+            self.send(wire, self.backlog.popleft())
+            return
+        self.free.append(wire)
+        self.check_finished()
+
+    def forget(self, wire: Wire) -> None:
+        with contextlib.suppress(ValueError):
+            self.free.remove(wire)
+
+    def check_finished(self) -> None:
+        if self.scheduled and not self.backlog and not self.busy:
+            self.finished.set()
+
+
+class ClosedRun(Run):
+    """Every connection sends its next request as soon as the last one is answered."""
+
+    def __init__(self, spec: Spec) -> None:
+        super().__init__(spec)
+        self.deliveries: Iterator[Delivery] = stream(spec.duplicates, random.Random(spec.seed))
+        self.stop = 0.0
+        self.idle: list[Wire] = []
+
+    async def run(self) -> dict[str, Any]:
+        spec = self.spec
+        wires = await self.connect()
+        start = now()
+        self.stop = start + spec.duration
+        for wire in wires:
+            self.next_for(wire)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.finished.wait(), spec.duration + spec.drain_s)
+        if self.busy:
+            self.tally.errors["no answer by the drain deadline"] += self.busy
+        for wire in self.idle:
+            wire.close()
+        result = self.tally.summary(0, spec.duration, self.sent, start)
+        result["connections"] = spec.connections
+        return result
+
+    def next_for(self, wire: Wire) -> None:
+        moment = now()
+        if moment < self.stop:
+            self.send(wire, (moment, next(self.deliveries)))
+            return
+        self.idle.append(wire)
+        self.check_finished()
+
+    def check_finished(self) -> None:
+        if not self.busy and now() >= self.stop:
+            self.finished.set()
 
 
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -334,7 +286,9 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[Spec, Path | None]:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--path", required=True, help="the webhook route")
-    parser.add_argument("--rate", type=float, required=True, help="requests per second")
+    pace = parser.add_mutually_exclusive_group(required=True)
+    pace.add_argument("--rate", type=float, help="requests per second (open loop)")
+    pace.add_argument("--closed", action="store_true", help="closed loop: as fast as answered")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds of sending")
     parser.add_argument("--payload-kb", type=float, default=20.0)
     parser.add_argument("--duplicates", type=float, default=0.05, help="fraction repeated")
@@ -348,13 +302,16 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[Spec, Path | None]:
     if not secret:
         parser.error("WEBHOOK_SECRET must be set in the environment")
     out = args.pop("out")
+    if args.pop("closed"):
+        args["rate"] = 0.0
     return Spec(secret=secret, **args), out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     spec, out = parse_args(argv)
+    run = ClosedRun(spec) if spec.rate == 0 else OpenRun(spec)
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-        result = runner.run(LoadRun(spec).run())
+        result = runner.run(run.run())
     text = json.dumps(result)
     if out is None:
         print(text)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 from redis import Redis
@@ -17,7 +19,8 @@ from rq import Queue
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
 
 from bot.dashboard.access import DashboardGuard, guarded
 from bot.dashboard.reader import TaskReader
@@ -104,21 +107,68 @@ def create_app(
             clients.sync_redis.close()
 
     routes = [
-        Route(WEBHOOK_PATH, receiver.handle, methods=["POST"]),
+        Route(WEBHOOK_PATH, receiver, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", guarded(guard, scrape, redirect=False), methods=["GET"]),
         *dashboard_routes(DashboardViews(reader, Links(settings.git_base_url)), guard),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return ReceiverFirst(receiver, routes=routes, lifespan=lifespan)
+
+
+class ReceiverFirst(Starlette):
+    """Starlette, with a delivery (a POST to the webhook path) handed to the receiver before
+    the middleware and the router: the path every delivery takes skips what only the
+    dashboard needs. Anything else, a GET of the webhook path included, is routed as usual.
+    """
+
+    def __init__(
+        self,
+        receiver: WebhookReceiver,
+        *,
+        routes: Sequence[BaseRoute],
+        lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]],
+    ) -> None:
+        super().__init__(routes=routes, lifespan=lifespan)
+        self._receiver = receiver
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == WEBHOOK_PATH and scope["method"] == "POST":
+            await self._receiver(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
 
 def create_app_from_env() -> Starlette:
-    """uvicorn's factory: `uvicorn --factory bot.app:create_app_from_env`.
+    """uvicorn's factory: `uvicorn --factory bot.app:create_app_from_env`, with the
+    dispatcher as a thread of the web process (`agentium web`).
 
     Without APP_ID and WEBHOOK_SECRET it serves the first-run setup instead (bot/setup.py).
     """
+    return _from_env(dispatch=True)
+
+
+def create_receiver_from_env() -> Starlette:
+    """The same without the dispatcher thread (`agentium web --no-dispatch`), for when the
+    dispatcher runs as its own process (`agentium dispatch`, which `agentium run` starts)."""
+    return _from_env(dispatch=False)
+
+
+def _from_env(*, dispatch: bool) -> Starlette:
     settings = load_settings()
     configure_logging(settings.log_level)
     if in_setup_mode(settings):
         return create_setup_app(settings)
-    return create_app(settings)
+    return create_app(settings, dispatch=dispatch)
+
+
+def run_dispatcher(settings: Settings, stop: threading.Event) -> None:
+    """`agentium dispatch`: turn intake entries into RQ jobs until `stop` is set."""
+    settings.require("redis_url")
+    clients = build_clients(settings)
+    thread = DispatcherThread(Dispatcher(clients.sync_redis, clients.queue))
+    thread.start()
+    try:
+        stop.wait()
+    finally:
+        thread.stop()
+        clients.sync_redis.close()

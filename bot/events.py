@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+import msgspec
+
 # event -> the actions the bot acts on (None: every action).
 EVENT_ACTIONS: dict[str, frozenset[str] | None] = {
     "issues": frozenset({"labeled", "unlabeled", "assigned", "unassigned", "closed", "reopened"}),
@@ -48,22 +50,95 @@ class Classified:
 
 
 def classify(event: str, body: bytes) -> Classified:
-    """Decide from the event name first (no parse for ignored events), then the payload."""
+    """Decide from the event name first (no parse for ignored events), then the payload.
+
+    Only the fields the decision needs are decoded (`_Routed`, skipping the rest of the
+    body unbuilt); a payload whose fields are not of the usual types falls back to the
+    full parse, so both paths decide alike.
+    """
     if event not in EVENT_ACTIONS:
         return Classified(Decision.IGNORED_EVENT)
-    payload = _load_object(body)
-    action = payload.get("action")
+    try:
+        if not body.isascii():
+            body.decode("utf-8", "surrogatepass")  # what json.loads accepts; msgspec skips
+        routed = _ROUTED.decode(body)
+    except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError):
+        return _decide(event, _from_payload(_load_object(body)))
+    return _decide(event, routed.fields())
+
+
+@dataclass(frozen=True, slots=True)
+class _Fields:
+    action: object
+    repo: str | None
+    issue: int | None
+    sender_is_bot: bool
+    comment: str
+
+
+class _Sender(msgspec.Struct):
+    type: str | None = None
+
+
+class _Repository(msgspec.Struct):
+    full_name: str | None = None
+
+
+class _Numbered(msgspec.Struct):
+    number: int | None = None
+
+
+class _Comment(msgspec.Struct):
+    body: str | None = None
+
+
+class _Routed(msgspec.Struct):
+    """The payload as far as routing reads it; every other field is skipped."""
+
+    action: str | None = None
+    sender: _Sender | None = None
+    repository: _Repository | None = None
+    issue: _Numbered | None = None
+    pull_request: _Numbered | None = None
+    comment: _Comment | None = None
+
+    def fields(self) -> _Fields:
+        numbers = (item.number for item in (self.issue, self.pull_request) if item is not None)
+        return _Fields(
+            action=self.action,
+            repo=self.repository.full_name if self.repository else None,
+            issue=next((n for n in numbers if n is not None), None),
+            sender_is_bot=self.sender is not None and self.sender.type == "Bot",
+            comment=(self.comment.body or "") if self.comment else "",
+        )
+
+
+_ROUTED = msgspec.json.Decoder(_Routed)
+
+
+def _decide(event: str, fields: _Fields) -> Classified:
+    action = fields.action
     if not isinstance(action, str):
         raise MalformedPayload("payload has no 'action'")
-    found = Classified(Decision.ENQUEUED, action, _repo(payload), _issue_number(payload))
+    found = Classified(Decision.ENQUEUED, action, fields.repo, fields.issue)
     allowed = EVENT_ACTIONS[event]
     if allowed is not None and action not in allowed:
         return _with(found, Decision.IGNORED_ACTION)
-    if _sender_is_bot(payload):
+    if fields.sender_is_bot:
         return _with(found, Decision.IGNORED_BOT)
-    if event == "issue_comment" and not COMMAND_PATTERN.search(_comment_body(payload)):
+    if event == "issue_comment" and not COMMAND_PATTERN.search(fields.comment):
         return _with(found, Decision.IGNORED_NO_COMMAND)
     return found
+
+
+def _from_payload(payload: dict[str, Any]) -> _Fields:
+    return _Fields(
+        action=payload.get("action"),
+        repo=_repo(payload),
+        issue=_issue_number(payload),
+        sender_is_bot=_sender_is_bot(payload),
+        comment=_comment_body(payload),
+    )
 
 
 def _with(found: Classified, decision: Decision) -> Classified:

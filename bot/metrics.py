@@ -31,6 +31,7 @@ MAX_TASKS = 5000
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 KNOWN_EVENTS = frozenset({*EVENT_ACTIONS, "ping"})
+MAX_CACHED = 256
 
 
 def event_label(event: str, decision: str | None) -> str:
@@ -61,11 +62,17 @@ class ReceiverMetrics:
             buckets=LATENCY_BUCKETS, registry=self.registry,
         )  # fmt: skip
         ProcessCollector(registry=self.registry)
+        self._counters: dict[tuple[str, str | None, int], Counter] = {}
 
     def observe(self, event: str, decision: str | None, status: int, seconds: float) -> None:
-        self._deliveries.labels(
-            event_label(event, decision), decision_label(decision, status)
-        ).inc()
+        key = (event, decision, status)
+        counter = self._counters.get(key)
+        if counter is None:  # the labels are looked up once per kind of answer
+            labels = (event_label(event, decision), decision_label(decision, status))
+            counter = self._deliveries.labels(*labels)
+            if len(self._counters) < MAX_CACHED:  # event names come from a header
+                self._counters[key] = counter
+        counter.inc()
         self._latency.observe(seconds)
 
 

@@ -1,36 +1,85 @@
-"""POST /api/github/webhooks: verify, drop repeats, decide, store, answer in milliseconds."""
+"""POST /api/github/webhooks: verify, drop repeats, decide, store, answer in milliseconds.
+
+A plain ASGI endpoint: the four headers it needs are picked from the scope and the
+answers are prebuilt bytes, so no Request or Response object is made on the path every
+delivery takes. The answer is sent before the delivery's log line is written.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
-from dataclasses import replace
-from typing import Protocol
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from redis.exceptions import RedisError
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 
 from bot.events import Classified, Decision, MalformedPayload, classify
 from bot.intake import Envelope, Intake
-from bot.signature import signature_valid
+from bot.signature import SignatureCheck
 
 log = logging.getLogger("agentium.webhooks")
 
 MAX_BODY_BYTES = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
-DELIVERY_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
-EVENT_NAME = re.compile(r"^[a-z_]{1,64}$")
+DELIVERY_ID = re.compile(rb"[A-Za-z0-9-]{1,64}")
+EVENT_NAME = re.compile(rb"[a-z_]{1,64}")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+Answer = tuple[int, bytes, Classified | None]
+
+
+def _json(content: dict[str, str]) -> bytes:
+    """As Starlette's JSONResponse writes it."""
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+_DECIDED = {decision: _json({"decision": decision.value}) for decision in Decision}
+_WANTED = frozenset(
+    {b"content-length", b"x-hub-signature-256", b"x-github-event", b"x-github-delivery"}
+)
 
 
 class BodyTooLarge(Exception):
     pass
 
 
+class ClientGone(Exception):
+    """The client closed the connection before the whole body arrived."""
+
+
 class DeliveryObserver(Protocol):
     """Counts deliveries in memory (``bot.metrics.ReceiverMetrics``); no I/O."""
 
     def observe(self, event: str, decision: str | None, status: int, seconds: float) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Headers:
+    """The headers the receiver reads (the first of each name), as sent."""
+
+    event: bytes = b""
+    delivery: bytes = b""
+    signature: bytes | None = None
+    length: bytes | None = None
+
+    @classmethod
+    def of(cls, scope: Scope) -> Headers:
+        found: dict[bytes, bytes] = {}
+        for name, value in scope["headers"]:
+            if name in _WANTED and name not in found:
+                found[name] = value
+        return cls(
+            found.get(b"x-github-event", b""),
+            found.get(b"x-github-delivery", b""),
+            found.get(b"x-hub-signature-256"),
+            found.get(b"content-length"),
+        )
 
 
 class WebhookReceiver:
@@ -41,62 +90,62 @@ class WebhookReceiver:
         max_body: int = MAX_BODY_BYTES,
         observer: DeliveryObserver | None = None,
     ) -> None:
-        self._secret = secret
+        self._check = SignatureCheck(secret)
         self._intake = intake
         self._max_body = max_body
         self._observer = observer
 
-    async def handle(self, request: Request) -> Response:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
-        response, classified = await self._answer(request)
-        _log_delivery(request, response, classified, started)
+        headers = Headers.of(scope)
+        try:
+            status, answer, classified = await self._answer(headers, receive)
+        except ClientGone:
+            return
+        await _send_json(send, status, answer)
+        seconds = time.perf_counter() - started
+        _log_delivery(headers, status, classified, seconds)
         if self._observer is not None:
             decision = classified.decision.value if classified else None
-            event = request.headers.get("x-github-event", "")
-            elapsed = time.perf_counter() - started
-            self._observer.observe(event, decision, response.status_code, elapsed)
-        return response
+            self._observer.observe(headers.event.decode("latin-1"), decision, status, seconds)
 
-    async def _answer(self, request: Request) -> tuple[Response, Classified | None]:
+    async def _answer(self, headers: Headers, receive: Receive) -> Answer:
         try:
-            body = await read_capped(request, self._max_body)
+            body = await read_capped(receive, headers.length, self._max_body)
         except BodyTooLarge:
-            return _error(413, "payload larger than 25 MB"), None
+            return _error(413, "payload larger than 25 MB")
         except ValueError as exc:
-            return _error(400, str(exc)), None
-        headers = request.headers
-        if not signature_valid(self._secret, body, headers.get("x-hub-signature-256")):
-            return _error(401, "missing or invalid X-Hub-Signature-256"), None
-        event, delivery = headers.get("x-github-event", ""), headers.get("x-github-delivery", "")
-        if not EVENT_NAME.match(event) or not DELIVERY_ID.match(delivery):
-            return _error(400, "missing or malformed X-GitHub-Event / X-GitHub-Delivery"), None
+            return _error(400, str(exc))
+        if not self._check.valid(body, headers.signature):
+            return _error(401, "missing or invalid X-Hub-Signature-256")
+        if not EVENT_NAME.fullmatch(headers.event) or not DELIVERY_ID.fullmatch(headers.delivery):
+            return _error(400, "missing or malformed X-GitHub-Event / X-GitHub-Delivery")
+        event = headers.event.decode()
         if event == "ping":
-            return _decided(200, Classified(Decision.PING)), Classified(Decision.PING)
+            return 200, _DECIDED[Decision.PING], Classified(Decision.PING)
         try:
             classified = classify(event, body)
         except MalformedPayload as exc:
-            return _error(400, str(exc)), None
+            return _error(400, str(exc))
         if classified.decision is not Decision.ENQUEUED:
-            return _decided(202, classified), classified
+            return 202, _DECIDED[classified.decision], classified
+        delivery = headers.delivery.decode()
         envelope = Envelope(delivery, event, classified.action, time.time(), body)
         return await self._store(envelope, classified)
 
-    async def _store(
-        self, envelope: Envelope, classified: Classified
-    ) -> tuple[Response, Classified | None]:
+    async def _store(self, envelope: Envelope, classified: Classified) -> Answer:
         try:
             new = await self._intake.submit(envelope)
         except (RedisError, OSError):
             log.exception("cannot store delivery", extra={"delivery": envelope.delivery})
-            return _error(503, "queue unavailable, redeliver later"), classified
+            return 503, _error(503, "queue unavailable, redeliver later")[1], classified
         if not new:
             classified = replace(classified, decision=Decision.DUPLICATE)
-        return _decided(202, classified), classified
+        return 202, _DECIDED[classified.decision], classified
 
 
-async def read_capped(request: Request, limit: int) -> bytes:
+async def read_capped(receive: Receive, declared: bytes | None, limit: int) -> bytes:
     """The whole body, refusing (BodyTooLarge) as soon as it passes `limit` bytes."""
-    declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
             raise ValueError("malformed Content-Length")
@@ -104,35 +153,42 @@ async def read_capped(request: Request, limit: int) -> bytes:
             raise BodyTooLarge
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientGone
+        chunk: bytes = message.get("body", b"")
         size += len(chunk)
         if size > limit:
             raise BodyTooLarge
         chunks.append(chunk)
-    return b"".join(chunks)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _error(status: int, message: str) -> Response:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str) -> Answer:
+    return status, _json({"error": message}), None
 
 
-def _decided(status: int, classified: Classified) -> Response:
-    return JSONResponse({"decision": classified.decision.value}, status_code=status)
+async def _send_json(send: Send, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _log_delivery(
-    request: Request, response: Response, classified: Classified | None, started: float
+    headers: Headers, status: int, classified: Classified | None, seconds: float
 ) -> None:
     log.info(
         "delivery",
         extra={
-            "delivery": request.headers.get("x-github-delivery", "")[:64],
-            "event": request.headers.get("x-github-event", "")[:64],
+            "delivery": headers.delivery[:64].decode("latin-1"),
+            "event": headers.event[:64].decode("latin-1"),
             "action": classified.action if classified else None,
             "repo": classified.repo if classified else None,
             "issue": classified.issue if classified else None,
             "decision": classified.decision.value if classified else "rejected",
-            "status": response.status_code,
-            "ms": round((time.perf_counter() - started) * 1000, 3),
+            "status": status,
+            "ms": round(seconds * 1000, 3),
         },
     )

@@ -188,3 +188,14 @@ def test_healthz_with_redis_up(client: TestClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json()["redis"] == "up"
+
+
+def test_the_webhook_path_answers_only_post(client: TestClient) -> None:
+    assert client.get(WEBHOOK_PATH).status_code == 405
+
+
+def test_answers_are_compact_json(client: TestClient) -> None:
+    body = encode(payload("issues", "opened"))
+    response = client.post(WEBHOOK_PATH, content=body, headers=delivery_headers("issues", body))
+    assert response.content == b'{"decision":"ignored:action"}'
+    assert response.headers["content-type"] == "application/json"

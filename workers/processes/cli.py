@@ -25,7 +25,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"agentium: {exc}", file=sys.stderr)
         return 2
-    handler = {"run": _run, "web": _web, "worker": _worker, "redis": _redis}[args.command]
+    handlers = {"run": _run, "web": _web, "dispatch": _dispatch, "worker": _worker}
+    handler = {**handlers, "redis": _redis}[args.command]
     return handler(settings, args)
 
 
@@ -33,7 +34,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentium", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="Redis (embedded unless REDIS_URL), web and workers together")
-    sub.add_parser("web", help="the webhook receiver (uvicorn)")
+    web = sub.add_parser("web", help="the webhook receiver (uvicorn)")
+    web.add_argument(
+        "--no-dispatch",
+        action="store_true",
+        help="no dispatcher thread: `agentium dispatch` runs it as its own process",
+    )
+    sub.add_parser("dispatch", help="the dispatcher: intake entries into RQ jobs")
     worker = sub.add_parser("worker", help="one RQ worker")
     worker.add_argument("--name", default=None)
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
@@ -88,20 +95,33 @@ def _run_setup(settings: Settings) -> int:
     return supervisor.wait()
 
 
-def _web(settings: Settings, _args: argparse.Namespace) -> int:
-    import uvicorn
-
+def _web(settings: Settings, args: argparse.Namespace) -> int:
     from bot.logs import configure_logging
+    from bot.serve import serve
 
     configure_logging(settings.log_level)
-    uvicorn.run(
-        "bot.app:create_app_from_env",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        access_log=False,
-        log_config=None,
-    )
+    factory = "create_receiver_from_env" if args.no_dispatch else "create_app_from_env"
+    serve(f"bot.app:{factory}", settings.host, settings.port)
+    return 0
+
+
+def _dispatch(settings: Settings, _args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from bot.app import run_dispatcher
+    from bot.logs import configure_logging
+
+    try:
+        settings.require("redis_url")
+    except SettingsError as exc:
+        print(f"agentium: {exc} (set it in the environment or in .env)", file=sys.stderr)
+        return 2
+    configure_logging(settings.log_level)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda _signum, _frame: stop.set())
+    run_dispatcher(settings, stop)
     return 0
 
 

@@ -33,7 +33,9 @@ class Supervisor:
         if self.settings.redis_url is None:
             self.redis = EmbeddedRedis(data_dir=self.settings.data_dir).start()
             env["REDIS_URL"] = self.redis.url
-        self.children.append(_spawn(web_command(self.settings), env))
+        self.children.append(_spawn(web_command(), env))
+        if not self.setup:
+            self.children.append(_spawn(dispatch_command(), env))
         for _ in range(0 if self.setup else self.settings.workers):
             command = [sys.executable, "-m", "workers.processes.cli", "worker"]
             self.children.append(_spawn(command, env))
@@ -73,12 +75,14 @@ class Supervisor:
             self.redis.stop()
 
 
-def web_command(settings: Settings) -> list[str]:
-    return [
-        sys.executable, "-m", "uvicorn", "--factory", "bot.app:create_app_from_env",
-        "--host", settings.host, "--port", str(settings.port),
-        "--no-access-log", "--log-level", "warning",
-    ]  # fmt: skip
+def web_command() -> list[str]:
+    """The receiver, served as `agentium web` serves it (HOST and PORT come from the
+    environment), without a dispatcher thread: the dispatcher is a process of its own."""
+    return [sys.executable, "-m", "workers.processes.cli", "web", "--no-dispatch"]
+
+
+def dispatch_command() -> list[str]:
+    return [sys.executable, "-m", "workers.processes.cli", "dispatch"]
 
 
 def _spawn(command: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
