@@ -49,7 +49,7 @@ def test_code_reviewer_sees_diff_tests_and_report_not_tool_noise(
     assert "42 passed" in briefing  # the repository's tests ran in the sandbox
     assert "Feedback item 1: addressed." in briefing
     assert "TOOL-NOISE-0123" not in str(body)
-    assert [t["name"] for t in body["tools"]] == ["list_files", "read_file", "search"]
+    assert [t["name"] for t in body["tools"]] == ["list_files", "glob", "read_file", "search"]
 
 
 def test_diff_is_capped_with_the_cut_stated(
