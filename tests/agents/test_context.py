@@ -55,9 +55,11 @@ def test_system_and_tools_are_byte_identical_and_cached(
     first, second, _ = two_iterations
     assert first["system"] == second["system"]
     assert first["tools"] == second["tools"]
-    assert first["system"][0]["cache_control"] == {"type": "ephemeral"}  # type: ignore[index]
-    stable = second["messages"][0]["content"][0]  # type: ignore[index]
-    assert stable["cache_control"] == {"type": "ephemeral"}
+    long_lived = {"type": "ephemeral", "ttl": "1h"}  # config/agents.yml: cache_ttl WORKER
+    assert first["system"][0]["cache_control"] == long_lived  # type: ignore[index]
+    stable, variable = second["messages"][0]["content"]  # type: ignore[index]
+    assert stable["cache_control"] == long_lived
+    assert variable["cache_control"] == {"type": "ephemeral"}  # read by the next call only
     shared = shared_prefix(prompt_bytes(first), prompt_bytes(second))
     assert shared >= 0.7 * len(prompt_bytes(second))
 

@@ -10,12 +10,15 @@ parse them); errors carry their real bodies and headers. A reply may also be a f
 the request (``Callable[[Recorded], Reply]``). Every request is recorded with its headers
 and raw bytes. Usage is computed from the request like the real prompt cache would: bytes
 up to the longest ``cache_control`` breakpoint seen before are a cache read, the rest up to
-the last breakpoint a cache write (4 bytes per token).
+the last breakpoint a cache write (4 bytes per token), split into 1-hour and 5-minute writes
+by the breakpoints' ``ttl``. (Expiry and the minimum cacheable length are modelled by
+``bench/cachemodel.py``, not here.)
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import itertools
 import json
 import socket
@@ -89,6 +92,11 @@ def tool_use(name: str, arguments: dict[str, Any], *, say: str | None = None) ->
     return _message(content, "tool_use")
 
 
+def cut_off(reply: Reply) -> Reply:
+    """``reply`` as an answer stopped by ``max_tokens`` (a text or a tool call cut short)."""
+    return Reply(reply.status, {**reply.body, "stop_reason": "max_tokens"}, reply.headers)
+
+
 def tool_uses(calls: Iterable[tuple[str, dict[str, Any]]]) -> Reply:
     blocks = [tool_use(name, args).body["content"][0] for name, args in calls]
     return _message(blocks, "tool_use")
@@ -115,24 +123,39 @@ def bad_request() -> Reply:
     return Reply(400, shape["body"], _flat_headers(shape["headers"]))
 
 
-def _canonical(item: Any) -> tuple[bytes, bool]:
-    marked = isinstance(item, dict) and "cache_control" in item
+@dataclass(frozen=True)
+class Segment:
+    """A piece of the prompt in the cache's order; ``ttl`` is set on a breakpoint."""
+
+    data: bytes
+    block: bool  # a content block (tool, system block, message block), not a role marker
+    ttl: str | None = None
+
+
+def _canonical(item: Any) -> Segment:
+    control = item.get("cache_control") if isinstance(item, dict) else None
     if isinstance(item, dict):
         item = {k: v for k, v in item.items() if k != "cache_control"}
-    return json.dumps(item, sort_keys=True, ensure_ascii=False).encode(), marked
+    data = json.dumps(item, sort_keys=True, ensure_ascii=False).encode()
+    return Segment(data, True, control.get("ttl", "5m") if control else None)
 
 
-def prompt_segments(body: dict[str, Any]) -> list[tuple[bytes, bool]]:
-    """The prompt in the cache's order (tools, system, messages) as (bytes, breakpoint)."""
+def prompt_blocks(body: dict[str, Any]) -> list[Segment]:
+    """The prompt in the cache's order (tools, system, messages), block by block."""
     system = body.get("system", [])
-    parts: list[tuple[bytes, bool]] = [_canonical(t) for t in body.get("tools", [])]
+    parts = [_canonical(t) for t in body.get("tools", [])]
     parts += [_canonical(s) for s in (system if isinstance(system, list) else [system])]
     for message in body.get("messages", []):
         content = message["content"]
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        parts.append((f'{{"role":"{message["role"]}"}}'.encode(), False))
+        parts.append(Segment(f'{{"role":"{message["role"]}"}}'.encode(), False))
         parts += [_canonical(b) for b in blocks]
     return parts
+
+
+def prompt_segments(body: dict[str, Any]) -> list[tuple[bytes, bool]]:
+    """The prompt in the cache's order as (bytes, breakpoint)."""
+    return [(s.data, s.ttl is not None) for s in prompt_blocks(body)]
 
 
 def prompt_bytes(body: dict[str, Any]) -> bytes:
@@ -140,9 +163,15 @@ def prompt_bytes(body: dict[str, Any]) -> bytes:
 
 
 def shared_prefix(a: bytes, b: bytes) -> int:
-    size = min(len(a), len(b))
-    index = next((i for i in range(size) if a[i] != b[i]), size)
-    return index
+    """The length of the common prefix of ``a`` and ``b`` (by halving, in C-speed slices)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 class FakeAnthropic:
@@ -153,7 +182,7 @@ class FakeAnthropic:
         self.requests: list[Recorded] = []
         self.unexpected: list[str] = []
         self.api_key = api_key
-        self._cached: set[bytes] = set()
+        self._cached: set[bytes] = set()  # digests of the prefixes written
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -185,21 +214,28 @@ class FakeAnthropic:
         headers = {"request-id": f"req_fake{next(_ids):06d}", **reply.headers}
         return JSONResponse(body, status_code=reply.status, headers=headers)
 
-    def _usage(self, recorded: Recorded) -> dict[str, int]:
-        segments = prompt_segments(recorded.json)
-        prefix, read, last_mark = b"", 0, 0
-        for segment, marked in segments:
-            prefix += segment
-            if marked:
-                last_mark = len(prefix)
-                if prefix in self._cached:
-                    read = len(prefix)
-                self._cached.add(prefix)
-        total = len(prefix)
+    def _usage(self, recorded: Recorded) -> dict[str, Any]:
+        digest, size, read, last_mark, long_mark = hashlib.sha256(), 0, 0, 0, 0
+        for segment in prompt_blocks(recorded.json):
+            digest.update(segment.data)
+            size += len(segment.data)
+            if segment.ttl is not None:
+                last_mark = size
+                long_mark = size if segment.ttl == "1h" else long_mark
+                key = digest.copy().digest()
+                if key in self._cached:
+                    read = size
+                self._cached.add(key)
+        written = max(read, last_mark) - read
+        long_written = max(0, long_mark - read)
         return {
-            "input_tokens": (total - max(read, last_mark)) // 4,
+            "input_tokens": (size - max(read, last_mark)) // 4,
             "cache_read_input_tokens": read // 4,
-            "cache_creation_input_tokens": (max(read, last_mark) - read) // 4,
+            "cache_creation_input_tokens": written // 4,
+            "cache_creation": {
+                "ephemeral_1h_input_tokens": long_written // 4,
+                "ephemeral_5m_input_tokens": written // 4 - long_written // 4,
+            },
             "output_tokens": 50,
         }
 

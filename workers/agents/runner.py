@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from workers.agents.briefings import ReviewPrompts
 from workers.agents.budget import OutOfBudget, TaskBudget
+from workers.agents.compaction import prune
 from workers.agents.context import Conversation, WorkerPrompts
 from workers.agents.gitview import Checkout
 from workers.agents.llm import LLMAdapter, LLMError, LLMRequest, Message
@@ -36,6 +37,7 @@ from workers.agents.taskfiles import TaskFiles
 from workers.agents.testcmd import resolve_test_command
 from workers.agents.tools import ToolAccess, ToolBox
 from workers.agents.untrusted import quoted
+from workers.agents.window import Window
 from workers.agents.workspace import Workspace
 from workers.controller import outcomes, signals
 from workers.controller.effects import RunAgent, Session
@@ -121,21 +123,31 @@ class AgentRunner:
             raise AgentSetupError(f"no LLM adapter {route.adapter!r} for {run.effect.routing_key}")
         conversation = self._conversation(run)
         toolbox = self._toolbox(run)
+        settings = self.deps.settings
         request = LLMRequest(
             model=route.model,
             system=conversation.system,
             tools=toolbox.specs if toolbox else (),
             messages=conversation.messages,
-            max_tokens=self.deps.settings.max_output_tokens,
+            max_tokens=settings.output.max_tokens,
+            cache_ttl=settings.ttl_for(run.spec.role),
         )
         charge = functools.partial(budget.charge, model=route.model)
         hooks = LoopHooks(clock=self.deps.clock, guard=budget.check, charge=charge)
+        window = Window(settings.window, route.model)
         started = self.deps.clock()
         try:
-            result = run_loop(adapter, request, toolbox, self._limits(run), hooks)
+            result = run_loop(
+                adapter, request, toolbox, self._limits(run), hooks,
+                window=window, output=settings.output,
+            )  # fmt: skip
         finally:
             budget.add_time(self.deps.clock() - started, model=route.model)
-        run.files.save_session(run.spec.session, result.messages)
+        if result.fits:
+            log.info("context fitted", extra={"fits": [f.value for f in result.fits]})
+        # A conversation continued later carries no stale tool output: stubs say how to
+        # get any of it again.
+        run.files.save_session(run.spec.session, tuple(prune(list(result.messages), 0)))
         return result
 
     def _limits(self, run: _Run) -> RunLimits:
