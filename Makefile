@@ -51,7 +51,8 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Receiver load, tasks under load, prompt-context growth and GitHub requests per task.
+# Receiver load, tasks under load, prompt context (cache reads per role, a 60-step run's
+# size per call) and GitHub requests per task.
 bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
 	$(BIN)/python -m bench.tasks

@@ -84,7 +84,7 @@ class AgentRunner:
     def __init__(self, deps: AgentDeps) -> None:
         self.deps = deps
         context = deps.settings.context
-        self.workers = WorkerPrompts(deps.prompts, context.feedback_chars)
+        self.workers = WorkerPrompts(deps.prompts, context)
         self.reviews = ReviewPrompts(deps.prompts, context)
 
     def run(self, effect: RunAgent, task: TaskContext, git: Checkout) -> Outcome:
@@ -157,8 +157,10 @@ class AgentRunner:
         access = run.spec.access
         if access is ToolAccess.NONE:
             return None
-        workspace = Workspace(run.task.checkout, readable=(run.task.state_dir,))
-        sandbox = self.deps.sandbox if access is ToolAccess.WRITE else None
+        writes = access is ToolAccess.WRITE
+        scratch = (run.files.scratch(),) if writes else ()
+        workspace = Workspace(run.task.checkout, readable=(run.task.state_dir,), writable=scratch)
+        sandbox = self.deps.sandbox if writes else None
         chars = self.deps.settings.context.tool_output_chars
         return ToolBox(workspace, sandbox, access, max_chars=chars)
 
