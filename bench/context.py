@@ -219,7 +219,7 @@ def verdicts(calls: list[Call], per_role: dict[str, dict[str, float]]) -> dict[s
         "growth": round(fourth / first, 3),
         "growth_target_met": fourth <= GROWTH_TARGET * first,
         "input_tokens": sum(c.use.prompt for c in calls),
-        "calls": len(calls),
+        "call_count": len(calls),
     }
 
 

@@ -145,5 +145,5 @@ def verdicts(runs: list[LongRun]) -> dict[str, object]:
         "shipped_within_window": max(shipped.tokens) <= shipped.prune_at,
         "small_compacted": start is not None,
         "small_flat_after_compaction": bool(after) and max(after) <= small.prune_at,
-        "calls": len(shipped.tokens),
+        "long_run_calls": len(shipped.tokens),
     }
