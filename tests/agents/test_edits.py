@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,10 @@ def test_glob_finds_files_by_pattern(checkout: Path, pattern: str, expected: lis
 def test_glob_refuses_patterns_out_of_the_checkout(checkout: Path) -> None:
     for pattern in ("../*", "/etc/*"):
         assert call(box(checkout), "glob", pattern=pattern).is_error
+
+
+def test_a_fifo_is_neither_read_nor_written(checkout: Path) -> None:
+    os.mkfifo(checkout / "pipe")
+    tools = box(checkout)
+    assert call(tools, "write_file", path="pipe", content="x").is_error  # would block
+    assert call(tools, "read_file", path="pipe").is_error

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from workers.agents.repomap import build
@@ -71,3 +72,14 @@ def test_the_map_is_built_once_per_task(tmp_path: Path) -> None:
     first = files.repo_map(repo, 5000)
     (repo / "pkg" / "new.py").write_text("def later(): pass\n")
     assert files.repo_map(repo, 5000) == first
+
+
+def test_links_and_fifos_are_listed_but_never_read(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    secret = tmp_path / "secret.py"
+    secret.write_text("def leaked_secret_function(): pass\n")
+    (repo / "link.py").symlink_to(secret)
+    os.mkfifo(repo / "pipe.py")
+    text = build(repo, 5000)  # returns: the FIFO is not opened for a blocking read
+    assert "link.py" in text and "pipe.py" in text
+    assert "leaked_secret_function" not in text

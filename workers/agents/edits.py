@@ -34,6 +34,8 @@ def write_file(workspace: Workspace, path: str, content: str) -> str:
     target = workspace.resolve(path, write=True)
     if target.is_dir():
         raise ToolError(f"{path!r} is a directory")
+    if target.exists() and not target.is_file():
+        raise ToolError(f"{path!r} is not a regular file (a FIFO or a device); not written")
     before = _existing(workspace, path, target)
     file = before or TextFile(content)
     if before is not None and before.newline == "\r\n":

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,10 +69,11 @@ def listed_files(root: Path) -> list[str]:
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if _listed(d))
         base = Path(folder).relative_to(root)
-        names += [(base / name).as_posix() for name in sorted(files) if name != ".DS_Store"]
+        room = MAX_FILES - len(names)
+        names += [(base / name).as_posix() for name in sorted(files)[:room]]
         if len(names) >= MAX_FILES:
             break
-    return sorted(names[:MAX_FILES])
+    return sorted(names)
 
 
 def _python(source: str) -> tuple[list[str], set[str]]:
@@ -107,15 +109,26 @@ def _patterns(source: str) -> tuple[list[str], set[str]]:
     return [line for _, line, _ in found], {name for _, _, name in found}
 
 
+def _head(path: Path) -> bytes:
+    """The first FILE_BYTES of a regular file; nothing for a link, a FIFO or a device
+    (the checkout is the repository's, and a FIFO would block the read forever)."""
+    try:
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        descriptor = os.open(path, flags)
+    except OSError:
+        return b""
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return b""
+        return handle.read(FILE_BYTES)
+
+
 def _scan(root: Path, path: str, budget: list[int]) -> _File:
     info = _File(path)
     suffix = Path(path).suffix
     if (suffix != ".py" and suffix not in _CODE) or budget[0] <= 0:
         return info
-    try:
-        data = (root / path).read_bytes()[:FILE_BYTES]
-    except OSError:
-        return info
+    data = _head(root / path)
     budget[0] -= len(data)
     source = data.decode("utf-8", "replace")
     try:
