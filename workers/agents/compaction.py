@@ -200,7 +200,8 @@ def summarise(dropped: list[Message], before: str, budget: int) -> str:
     done, errors = _outcomes(results)
     changed = _changed_files(results)
     part = budget // 5
-    earlier = before.removeprefix(SUMMARY_MARK).strip()
+    earlier = before.split("\n\n", 1)[1].strip() if "\n\n" in before else ""  # no header
+    earlier = earlier.replace("## ", "### ")
     sections = [
         (
             f"{SUMMARY_MARK}\nTo keep this conversation inside the model's context window, "
