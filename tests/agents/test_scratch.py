@@ -21,10 +21,10 @@ def test_scratch_files_last_between_commands_and_runs_and_are_never_committed(
 ) -> None:
     state = tmp_path / "state"
     scratch = state / "scratch"
-    repro = f"{scratch}/repro.py"
+    repro = f"{scratch}/repro.sh"
     fake.push(
-        tool_use("write_file", {"path": repro, "content": "print('reproduced', 6 * 7)\n"}),
-        tool_use("run_command", {"command": f"python {repro} > {scratch}/out.txt"}),
+        tool_use("write_file", {"path": repro, "content": "echo reproduced $((6 * 7))\n"}),
+        tool_use("run_command", {"command": f"sh {repro} > {scratch}/out.txt"}),
         tool_use("run_command", {"command": "echo gone > /tmp/t.txt"}),
         tool_use("run_command", {"command": f"cat {scratch}/out.txt; cat /tmp/t.txt"}),
         text("Reproduced it; nothing to change."),
