@@ -68,14 +68,17 @@ def test_a_writable_directory_under_a_hidden_one_is_visible_alone(
     sandbox: Sandbox, checkout: Path, tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
-    scratch = data / "tasks" / "t1" / "scratch"
+    state = data / "tasks" / "t1"
+    scratch = state / "scratch"
     scratch.mkdir(parents=True)
     (data / "secret.txt").write_text("top secret")
+    (state / "spend.json").write_text("{}")
     sandbox = Sandbox(sandbox.settings, sandbox.bwrap, hidden=(data,))
-    command = f"echo kept > {scratch}/note.txt; cat {data}/secret.txt; ls {data}/tasks/t1"
+    command = f"echo kept > {scratch}/note.txt; cat {data}/secret.txt; ls {state}"
     result = sandbox.run(command, checkout, writable=(scratch,))
     assert (scratch / "note.txt").read_text() == "kept\n"
     assert "top secret" not in result.output
     assert "scratch" in result.output
+    assert "spend.json" not in result.output  # the rest of the state directory is absent
     refused = sandbox.run(f"echo x > {scratch}/n.txt", checkout)  # not bound: hidden
     assert refused.exit_code != 0
