@@ -51,8 +51,8 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Receiver load, tasks under load, prompt-context growth, GitHub requests per task and the
-# soak (minute-long model calls; about six minutes).
+# Receiver load, tasks under load, prompt context (cache reads per role, a 60-step run's
+# size per call), GitHub requests per task and the soak (minute-long model calls; ~6 min).
 bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
 	$(BIN)/python -m bench.tasks

@@ -155,3 +155,41 @@ def test_opaque_blocks_travel_back_unchanged(
     assert fake.requests[1].json["messages"][1]["content"][0] == thinking
     assert isinstance(answer.content[1], Text)
     assert not any(isinstance(b, ToolCall) for b in answer.content)
+
+
+def test_the_stable_breakpoints_get_the_long_lifetime_and_are_priced_so(
+    fake: FakeAnthropic, adapter: AnthropicAdapter
+) -> None:
+    briefing = Message(role="user", content=(Text(text="stable " * 600), Text(text="variable")))
+    long_lived = request(briefing).model_copy(
+        update={"cache_ttl": "1h", "cache_marks": ((0, 0), (0, 1))}
+    )
+    fake.push(text("ok"), text("ok"))
+    first = adapter.complete(long_lived)
+    body = fake.requests[0].json
+    assert body["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    stable, variable = body["messages"][0]["content"]
+    assert stable["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert variable["cache_control"] == {"type": "ephemeral"}  # longer-lived ones come first
+    # claude-sonnet-5-5: a 1-hour write costs 2 x 2.00 per MTok, a 5-minute one 2.50
+    written = first.usage.cache_write_tokens
+    five_minutes = adapter._prices.cost("claude-sonnet-5-5", first.usage)
+    long_writes = (first.usage.cost_usd - five_minutes) / ((4.00 - 2.50) / 1_000_000)
+    assert 1000 < round(long_writes) < written  # the system prompt and the stable block
+    second = adapter.complete(long_lived)
+    assert second.usage.cache_read_tokens == written
+    short = request(briefing)
+    fake.push(text("ok"))
+    adapter.complete(short)
+    assert fake.requests[2].json["system"][0]["cache_control"] == {"type": "ephemeral"}
+
+
+def test_the_one_hour_write_price_defaults_to_twice_the_input() -> None:
+    from workers.controller.spend import Usage
+    from workers.defaults import load_default_prices
+
+    prices = load_default_prices()
+    usage = Usage(cache_write_tokens=1_000_000)
+    assert prices.cost("claude-sonnet-5-5", usage) == pytest.approx(2.50)
+    with_long = prices.cost("claude-sonnet-5-5", usage, write_1h_tokens=1_000_000)
+    assert with_long == pytest.approx(4.00)

@@ -55,9 +55,11 @@ def test_system_and_tools_are_byte_identical_and_cached(
     first, second, _ = two_iterations
     assert first["system"] == second["system"]
     assert first["tools"] == second["tools"]
-    assert first["system"][0]["cache_control"] == {"type": "ephemeral"}  # type: ignore[index]
-    stable = second["messages"][0]["content"][0]  # type: ignore[index]
-    assert stable["cache_control"] == {"type": "ephemeral"}
+    long_lived = {"type": "ephemeral", "ttl": "1h"}  # config/agents.yml: cache_ttl WORKER
+    assert first["system"][0]["cache_control"] == long_lived  # type: ignore[index]
+    stable, variable = second["messages"][0]["content"]  # type: ignore[index]
+    assert stable["cache_control"] == long_lived
+    assert variable["cache_control"] == {"type": "ephemeral"}  # read by the next call only
     shared = shared_prefix(prompt_bytes(first), prompt_bytes(second))
     assert shared >= 0.7 * len(prompt_bytes(second))
 
@@ -106,3 +108,34 @@ def test_the_context_benchmark_meets_its_targets() -> None:
     from bench.context import main
 
     assert main([]) == 0
+
+
+def test_after_the_task_walk_the_worker_sees_the_whole_plan_and_the_test_command(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    fake.push(text("done"), text("done"))
+    task = task_context(checkout, tmp_path / "state", test_command="make check")
+    runner.run(worker(2, feedback(1)), task, local_git(checkout))
+    variable = fake.requests[0].json["messages"][0]["content"][1]["text"]
+    assert "The whole plan applies: all its tasks together (complete, " in variable
+    assert "### Task 1: add it" in variable and "### Task 2: test it" in variable
+    assert "## The repository's test command\n\n`make check` (configured)." in variable
+
+    runner.run(worker(1), task_context(checkout, tmp_path / "other"), local_git(checkout))
+    detected = fake.requests[1].json["messages"][0]["content"][1]["text"]
+    assert "`PYTHONPATH=src python -m pytest -q -p no:cacheprovider` (detected)" in detected
+
+
+def test_the_plan_worker_gets_no_test_command_nor_scratch(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    fake.push(text("### Task 1: x"))
+    effect = RunAgent(
+        role=Role.WORKER, phase=Phase.PLAN, iteration=1, max_iterations=3, routing_key="PLAN"
+    )
+    runner.run(effect, task_context(checkout, tmp_path / "s", plan=None), local_git(checkout))
+    stable, variable = (b["text"] for b in fake.requests[0].json["messages"][0]["content"])
+    assert "test command" not in variable
+    assert "scratch directory" not in stable
+    assert "### Main symbols, the most used files first" in stable
+    assert "class IniConfig" in stable  # the repository map with its symbols

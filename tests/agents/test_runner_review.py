@@ -49,7 +49,7 @@ def test_code_reviewer_sees_diff_tests_and_report_not_tool_noise(
     assert "42 passed" in briefing  # the repository's tests ran in the sandbox
     assert "Feedback item 1: addressed." in briefing
     assert "TOOL-NOISE-0123" not in str(body)
-    assert [t["name"] for t in body["tools"]] == ["list_files", "read_file", "search"]
+    assert [t["name"] for t in body["tools"]] == ["list_files", "glob", "read_file", "search"]
 
 
 def test_diff_is_capped_with_the_cut_stated(
@@ -89,7 +89,8 @@ def test_judge_sees_review_goal_directives_and_last_iteration(
 
     body = fake.requests[1].json
     stable, variable = (b["text"] for b in body["messages"][0]["content"])
-    assert "The phase's goal" in stable
+    assert "Judgment" not in stable  # nothing of the phase: shared with the next phase's judge
+    assert "The phase's goal" in variable
     assert "1. Tests fail in test_x." in variable
     assert "### Iteration 1" in variable
     assert "ITERATE fix the failing test" in variable
@@ -183,3 +184,26 @@ def test_stuck_worker_is_escalated_once(
     )
     runner.run(other, task, local_git(checkout))
     assert fake.requests[-1].json["model"] == "claude-sonnet-5-5"
+
+
+def test_the_reviewer_gets_the_feedback_the_worker_had_to_answer(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    task = task_context(checkout, tmp_path / "state")
+    earlier = Feedback(review="1. Handle a missing section.\n2. Add a docstring.", judge="fix 1")
+    fake.push(text("1. addressed: returns False now. 2. declined: the module has none."))
+    worker = effect(Role.WORKER, iteration=2, routing_key="IMPLEMENT", feedback=earlier)
+    runner.run(worker, task, local_git(checkout))
+    fake.push(text("1. The docstring was declined with a reason; fine."))
+    runner.run(effect(Role.REVIEWER, iteration=2), task, local_git(checkout))
+    variable = fake.requests[-1].json["messages"][0]["content"][1]["text"]
+    section = variable.split("## The feedback the worker had to answer (on iteration 1)")[1]
+    assert "1. Handle a missing section." in section and "fix 1" in section
+    assert "(with its answers to that feedback)" in section
+    assert "2. declined: the module has none." in section
+    assert "Check each\nanswer of the worker to the earlier feedback" in variable
+
+    fake.push(text("ok"))
+    runner.run(effect(Role.REVIEWER, iteration=1), task, local_git(checkout))
+    first = fake.requests[-1].json["messages"][0]["content"][1]["text"]
+    assert "The feedback the worker had to answer" not in first

@@ -120,7 +120,7 @@ def test_plan_worker_gets_read_only_tools_and_never_commits(
     )
     assert outcome == WorkerDone(text="### Task 1: add __contains__")
     tools = [t["name"] for t in fake.requests[0].json["tools"]]
-    assert tools == ["list_files", "read_file", "search"]
+    assert tools == ["list_files", "glob", "read_file", "search"]
     refused = fake.requests[1].json["messages"][-1]["content"][0]
     assert refused["is_error"] is True
     assert not (checkout / "evil.txt").exists()

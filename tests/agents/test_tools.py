@@ -92,7 +92,7 @@ def test_write_creates_directories(checkout: Path) -> None:
 
 def test_read_only_access_has_no_writing_tools(checkout: Path) -> None:
     tools = box(checkout, access=ToolAccess.READ)
-    assert [s.name for s in tools.specs] == ["list_files", "read_file", "search"]
+    assert [s.name for s in tools.specs] == ["list_files", "glob", "read_file", "search"]
     result = call(tools, "write_file", path="x.txt", content="x")
     assert result.is_error
     assert not (checkout / "x.txt").exists()
@@ -109,11 +109,35 @@ def test_wrong_argument_types_are_errors_not_crashes(checkout: Path) -> None:
     assert call(box(checkout), "unknown_tool").is_error
 
 
-def test_long_output_is_cut_for_the_model(checkout: Path) -> None:
-    (checkout / "big.txt").write_text("line\n" * 10_000)
-    result = call(box(checkout), "read_file", path="big.txt")
+def test_long_output_is_cut_for_the_model(checkout: Path, sandbox: Sandbox) -> None:
+    result = call(box(checkout, sandbox), "run_command", command="seq 1 5000")
     assert len(result.content) < 5200
     assert "characters cut" in result.content
+
+
+def test_a_large_read_says_what_was_left_out_and_how_to_read_it(checkout: Path) -> None:
+    (checkout / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 10_001)))
+    tools = box(checkout)
+    first = call(tools, "read_file", path="big.txt").content
+    assert len(first) <= 5000
+    header, *rows, footer = first.splitlines()
+    last = len(rows)
+    assert header == f"[big.txt: lines 1-{last} of 10000]"
+    assert rows[-1] == f"{last:6}\tline {last}"
+    assert footer.startswith(f"[lines {last + 1}-10000 not shown")
+    assert f"read on with start_line={last + 1}]" in footer
+    assert "characters cut" not in first  # whole lines, not a cut in the middle
+    following = call(tools, "read_file", path="big.txt", start_line=last + 1, end_line=last + 3)
+    assert following.content.splitlines()[1:] == [
+        f"{n:6}\tline {n}" for n in range(last + 1, last + 4)
+    ]
+
+
+def test_a_very_long_line_is_clipped_with_its_length(checkout: Path) -> None:
+    (checkout / "min.js").write_text("x" * 3000 + "\nshort\n")
+    content = call(box(checkout), "read_file", path="min.js").content
+    assert "[... 1,000 more characters on this line]" in content
+    assert content.endswith("     2\tshort")
 
 
 def test_state_directory_is_readable_not_writable(checkout: Path, tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ parse them); errors carry their real bodies and headers. A reply may also be a f
 the request (``Callable[[Recorded], Reply]``). Every request is recorded with its headers
 and raw bytes. Usage is computed from the request like the real prompt cache would: bytes
 up to the longest ``cache_control`` breakpoint seen before are a cache read, the rest up to
-the last breakpoint a cache write (4 bytes per token).
+the last breakpoint a cache write (4 bytes per token), split into 1-hour and 5-minute writes
+by the breakpoints' ``ttl``. (Expiry and the minimum cacheable length are modelled by
+``bench/cachemodel.py``, not here.)
 
 Like the real API, the fake answers many requests at once: each is awaited on its own, a
 reply function runs in a thread, and ``latency`` (seconds per request, a function of it)
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import hashlib
 import itertools
 import json
 import socket
@@ -42,8 +45,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tests.fakes.anthropic_cache import prompt_blocks
 from tests.fakes.anthropic_cache import prompt_bytes as prompt_bytes  # re-exported
-from tests.fakes.anthropic_cache import prompt_segments
+from tests.fakes.anthropic_cache import prompt_segments as prompt_segments  # re-exported
 from tests.fakes.anthropic_cache import shared_prefix as shared_prefix  # re-exported
 
 CORPUS = Path(__file__).parent.parent / "corpus" / "anthropic"
@@ -113,6 +117,11 @@ def tool_use(name: str, arguments: dict[str, Any], *, say: str | None = None) ->
     return _message(content, "tool_use")
 
 
+def cut_off(reply: Reply) -> Reply:
+    """``reply`` as an answer stopped by ``max_tokens`` (a text or a tool call cut short)."""
+    return Reply(reply.status, {**reply.body, "stop_reason": "max_tokens"}, reply.headers)
+
+
 def tool_uses(calls: Iterable[tuple[str, dict[str, Any]]]) -> Reply:
     blocks = [tool_use(name, args).body["content"][0] for name, args in calls]
     return _message(blocks, "tool_use")
@@ -152,7 +161,7 @@ class FakeAnthropic:
         self.calls: list[Call] = []
         self.peak: dict[object, int] = {}
         self._in_flight: dict[object, int] = {}
-        self._cached: set[bytes] = set()
+        self._cached: set[bytes] = set()  # digests of the prefixes written
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -216,21 +225,28 @@ class FakeAnthropic:
         with self._lock:
             return {task: count for task, count in self._in_flight.items() if count}
 
-    def _usage(self, recorded: Recorded) -> dict[str, int]:
-        segments = prompt_segments(recorded.json)
-        prefix, read, last_mark = b"", 0, 0
-        for segment, marked in segments:
-            prefix += segment
-            if marked:
-                last_mark = len(prefix)
-                if prefix in self._cached:
-                    read = len(prefix)
-                self._cached.add(prefix)
-        total = len(prefix)
+    def _usage(self, recorded: Recorded) -> dict[str, Any]:
+        digest, size, read, last_mark, long_mark = hashlib.sha256(), 0, 0, 0, 0
+        for segment in prompt_blocks(recorded.json):
+            digest.update(segment.data)
+            size += len(segment.data)
+            if segment.ttl is not None:
+                last_mark = size
+                long_mark = size if segment.ttl == "1h" else long_mark
+                key = digest.copy().digest()
+                if key in self._cached:
+                    read = size
+                self._cached.add(key)
+        written = max(read, last_mark) - read
+        long_written = max(0, long_mark - read)
         return {
-            "input_tokens": (total - max(read, last_mark)) // 4,
+            "input_tokens": (size - max(read, last_mark)) // 4,
             "cache_read_input_tokens": read // 4,
-            "cache_creation_input_tokens": (max(read, last_mark) - read) // 4,
+            "cache_creation_input_tokens": written // 4,
+            "cache_creation": {
+                "ephemeral_1h_input_tokens": long_written // 4,
+                "ephemeral_5m_input_tokens": written // 4 - long_written // 4,
+            },
             "output_tokens": 50,
         }
 

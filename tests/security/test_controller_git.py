@@ -16,6 +16,7 @@ import pytest
 
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_fixtures import REPO, TaskFactory
+from workers.agents.edits import write_file
 from workers.agents.workspace import PathRefused, Workspace
 from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import GitError
@@ -150,5 +151,5 @@ def test_the_file_tools_never_reach_git(tasks: TaskFactory) -> None:
     tools = Workspace(ws.path)
     for path in (".git/hooks/pre-push", "h/pre-push", "cfg", "./.git/config", "src/../.git/x"):
         with pytest.raises(PathRefused):
-            tools.write(path, "#!/bin/sh\n")
+            write_file(tools, path, "#!/bin/sh\n")
     assert not (ws.path / ".git" / "hooks" / "pre-push").exists()

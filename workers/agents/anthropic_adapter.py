@@ -3,7 +3,9 @@
 The client is built by the composition root with ``max_retries=0``: this adapter owns the
 retries (see :mod:`workers.agents.retry`). The system prompt carries a ``cache_control``
 breakpoint (tools come before it in the cache order, so both are cached), and so does the
-last block of every message listed in ``LLMRequest.cache_marks``.
+last block of every message listed in ``LLMRequest.cache_marks``. The system prompt's and
+the first message's first block's breakpoints live ``LLMRequest.cache_ttl``, the others 5
+minutes; 1-hour cache writes are priced as such.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import anthropic
-from anthropic.types import ContentBlockParam, MessageParam, TextBlockParam, ToolParam
+from anthropic.types import (
+    CacheControlEphemeralParam,
+    ContentBlockParam,
+    MessageParam,
+    TextBlockParam,
+    ToolParam,
+)
 from anthropic.types import Message as ApiMessage
 
 from workers.agents.llm import (
@@ -37,6 +45,10 @@ log = logging.getLogger("agentium.agents.anthropic")
 EPHEMERAL = {"type": "ephemeral"}
 
 
+def cache_control(ttl: str) -> dict[str, str]:
+    return EPHEMERAL if ttl == "5m" else {**EPHEMERAL, "ttl": ttl}
+
+
 def _block_param(block: Block) -> dict[str, Any]:
     if isinstance(block, Text):
         return {"type": "text", "text": block.text}
@@ -55,9 +67,12 @@ def _block_param(block: Block) -> dict[str, Any]:
 def message_params(request: LLMRequest) -> list[MessageParam]:
     """The ``messages`` of the API request, with cache breakpoints at ``cache_marks``."""
     messages = [[_block_param(b) for b in m.content] for m in request.messages]
+    count = len(messages)
     for message_index, block_index in request.cache_marks:
         blocks = messages[message_index]
-        blocks[block_index] = {**blocks[block_index], "cache_control": EPHEMERAL}
+        stable = message_index % count == 0 and block_index % len(blocks) == 0
+        control = cache_control(request.cache_ttl if stable else "5m")
+        blocks[block_index] = {**blocks[block_index], "cache_control": control}
     params: list[MessageParam] = []
     for message, blocks in zip(request.messages, messages, strict=True):
         content = cast(list[ContentBlockParam], blocks)
@@ -66,7 +81,8 @@ def message_params(request: LLMRequest) -> list[MessageParam]:
 
 
 def system_params(request: LLMRequest) -> list[TextBlockParam]:
-    return [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
+    control = cast(CacheControlEphemeralParam, cache_control(request.cache_ttl))
+    return [{"type": "text", "text": request.system, "cache_control": control}]
 
 
 def tool_params(request: LLMRequest) -> list[ToolParam]:
@@ -174,7 +190,10 @@ class AnthropicAdapter:
 
     def _response(self, request: LLMRequest, reply: ApiMessage, attempts: int) -> LLMResponse:
         usage = usage_of(reply)
-        priced = usage.model_copy(update={"cost_usd": self._prices.cost(request.model, usage)})
+        created = reply.usage.cache_creation
+        long_writes = created.ephemeral_1h_input_tokens if created is not None else 0
+        cost = self._prices.cost(request.model, usage, write_1h_tokens=long_writes)
+        priced = usage.model_copy(update={"cost_usd": cost})
         message = Message(role="assistant", content=tuple(_block(b) for b in reply.content))
         return LLMResponse(
             message=message,

@@ -1,15 +1,18 @@
 """Prompt building for the reviewers, the judge and the assessor.
 
 Same layout as the workers' (see :mod:`workers.agents.context`): a stable block (the issue,
-and the plan once it is fixed) then the changing one. The code reviewer gets the diff
-against the base (capped, the cut stated), the test command's result and the worker's own
-report, never the worker's tool output. The judge gets the reviewer's feedback, the phase's
-goal, its own earlier answers in this phase, and is told when the iteration is the last.
+and the plan once it is fixed; nothing that depends on the phase, so a judge or reviewer of
+the next phase reads it from the cache too) then the changing one. The code reviewer gets
+the diff against the base (capped, the cut stated), the test command's result, the feedback
+the worker had to answer (the previous iteration's) and the worker's own report with its
+answers to it, never the worker's tool output. The judge gets the phase's goal, the
+reviewer's feedback, its own earlier answers in this phase, and is told when the iteration
+is the last.
 """
 
 from __future__ import annotations
 
-from workers.agents.context import Conversation, briefing
+from workers.agents.context import Conversation, briefing, capped
 from workers.agents.prompts import Prompts
 from workers.agents.roles import PHASE_GOALS
 from workers.agents.settings import ContextSettings
@@ -18,14 +21,6 @@ from workers.agents.taskfiles import TaskFiles
 from workers.agents.untrusted import issue_text, quoted, show_invisible, strip_hidden
 from workers.controller.effects import RunAgent
 from workers.controller.phases import Phase
-
-
-def capped(text: str, limit: int, what: str) -> tuple[str, str]:
-    """``text`` cut to ``limit`` characters, and a note saying whether and where it was cut."""
-    if len(text) <= limit:
-        return text, f"complete, {len(text):,} characters"
-    note = f"cut: the first {limit:,} of {len(text):,} characters; read the files for the rest"
-    return text[:limit] + f"\n[... {what} cut here ...]", note
 
 
 def tail_capped(text: str, limit: int) -> str:
@@ -61,10 +56,15 @@ class ReviewPrompts:
         else:
             stable_plan, under_review = f"{plan}\n\n(Also in `{files.plan_path}`.)", ""
         stable = self.prompts.render(
-            "reviewer.briefing", **common, plan=stable_plan, repo_map=files.repo_map(task.checkout)
+            "reviewer.briefing",
+            **common,
+            plan=stable_plan,
+            repo_map=files.repo_map(task.checkout, self.settings.repo_map_chars),
         )
         shown, note = capped(show_invisible(diff), self.settings.diff_chars, "diff")
         report = files.worker_report(effect.phase, effect.iteration)
+        earlier = files.feedback(effect.phase, effect.iteration - 1)
+        earlier, _ = capped(earlier, self.settings.feedback_chars, "feedback")
         variable = self.prompts.render(
             "reviewer.context",
             **common,
@@ -73,6 +73,8 @@ class ReviewPrompts:
             diff_note=note,
             tests=tail_capped(tests, self.settings.test_output_chars) if tests else "",
             worker_report=quoted("the worker", report) if report.strip() else "",
+            previous_feedback=quoted("earlier feedback", earlier) if earlier.strip() else "",
+            previous_iteration=effect.iteration - 1,
             subject="plan" if effect.phase is Phase.PLAN else f"{effect.phase} change",
         )
         system = self.prompts.render(
@@ -91,15 +93,13 @@ class ReviewPrompts:
     def judge(self, effect: RunAgent, task: TaskContext, files: TaskFiles) -> Conversation:
         common = self._common(effect, task)
         stable = self.prompts.render(
-            "judge.briefing",
-            **common,
-            phase_goal=PHASE_GOALS[effect.phase],
-            plan=quoted("the plan", task.plan) if task.plan else "",
+            "judge.briefing", **common, plan=quoted("the plan", task.plan) if task.plan else ""
         )
         review, _ = capped(task.review, self.settings.feedback_chars, "feedback")
         variable = self.prompts.render(
             "judge.context",
             **common,
+            phase_goal=PHASE_GOALS[effect.phase],
             last_iteration=effect.last_iteration,
             directives=self._directives(effect, files),
             review=quoted("the reviewer", review or "(the reviewer wrote nothing)"),

@@ -1,11 +1,13 @@
 """Prompt building for the workers (docs/design.md §2).
 
 A conversation starts with one user message of two blocks. The first is stable for the
-whole phase (the phase's instructions, the issue pinned as the goal, the plan's path) and
-ends a cache breakpoint; the second carries what changes: earlier phases' summaries with
-their commit SHAs, memory, the task section with its breadcrumb, the previous feedback in
-full with the action items last, and the goal recited. The system prompt and the tool
-definitions never change for a role, so every call of a role shares its cached prefix.
+whole phase (the phase's instructions, the issue pinned as the goal, the repository map, the
+plan's path and tasks, the scratch directory) and ends a cache breakpoint; the second
+carries what changes: earlier phases' summaries with their commit SHAs, memory, the test
+command, the task section with its breadcrumb (once the task walk is over, or on the SIMPLE
+path, the whole plan), the previous feedback in full with the action items last, and the
+goal recited. The system prompt and the tool definitions never change for a role, so every
+call of a role shares its cached prefix.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from dataclasses import dataclass
 
 from workers.agents.llm import Message, Text
 from workers.agents.prompts import Prompts
+from workers.agents.settings import ContextSettings
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
+from workers.agents.testcmd import resolve_test_command
 from workers.agents.untrusted import issue_text, quoted, strip_hidden
 from workers.controller import memory
 from workers.controller.effects import RunAgent, Session
@@ -39,6 +43,14 @@ ITEM_CHARS = 160
 class Conversation:
     system: str
     messages: tuple[Message, ...]
+
+
+def capped(text: str, limit: int, what: str) -> tuple[str, str]:
+    """``text`` cut to ``limit`` characters, and a note saying whether and where it was cut."""
+    if len(text) <= limit:
+        return text, f"complete, {len(text):,} characters"
+    note = f"cut: the first {limit:,} of {len(text):,} characters; read the files for the rest"
+    return text[:limit] + f"\n[... {what} cut here ...]", note
 
 
 def briefing(stable: str, variable: str) -> Message:
@@ -110,12 +122,30 @@ def _recital(task: TaskContext) -> str:
     return quoted("the issue (recited; full text at the top)", short)
 
 
+def tests_note(effect: RunAgent, task: TaskContext) -> str:
+    """What the worker is told about the repository's test command (IMPLEMENT and DOCS)."""
+    if effect.phase is Phase.PLAN:
+        return ""
+    command = resolve_test_command(task.checkout, task.test_command)
+    if command is None:
+        return (
+            "No test command is configured in the repository's settings or detectable. Find "
+            "how the tests run (README, CI files, Makefile) and say in your report what you ran."
+        )
+    where = "configured" if task.test_command and task.test_command.strip() else "detected"
+    return (
+        f"`{command}` ({where}). Run it with run_command before you finish, and fix what "
+        "fails because of your change; the reviewer runs it on your result too."
+    )
+
+
 class WorkerPrompts:
     """Builds the worker's conversation for one RunAgent effect."""
 
-    def __init__(self, prompts: Prompts, feedback_chars: int) -> None:
+    def __init__(self, prompts: Prompts, settings: ContextSettings) -> None:
         self.prompts = prompts
-        self.feedback_chars = feedback_chars
+        self.settings = settings
+        self.feedback_chars = settings.feedback_chars
 
     def system(self) -> str:
         return self.prompts.render("worker.system")
@@ -129,9 +159,10 @@ class WorkerPrompts:
             phase_instructions=self.prompts.render(effect.phase.value.lower()),
             issue_number=task.issue_number,
             issue=issue_text(task.issue_title, task.issue_body),
-            repo_map=files.repo_map(task.checkout),
+            repo_map=files.repo_map(task.checkout, self.settings.repo_map_chars),
             plan_path=str(files.plan_path) if task.plan else "",
             task_headers="\n".join(task_headers(task.plan or "")),
+            scratch=str(files.scratch_dir) if effect.phase is not Phase.PLAN else "",
         )
 
     def _feedback(self, effect: RunAgent, files: TaskFiles) -> dict[str, str]:
@@ -156,9 +187,11 @@ class WorkerPrompts:
         if effect.task is not None and task_headers(plan):
             section = task_section(plan, effect.task.index)
             return {"breadcrumb": effect.task.breadcrumb(), "task_section": section}
+        shown, note = capped(plan, self.settings.plan_chars, "plan")
         if not task_headers(plan):
-            return {"breadcrumb": "The plan is one task", "task_section": plan}
-        return {"task_section": ""}
+            return {"breadcrumb": f"The plan is one task ({note})", "task_section": shown}
+        whole = f"The whole plan applies: all its tasks together ({note})"
+        return {"breadcrumb": whole, "task_section": shown}
 
     def variable(
         self, effect: RunAgent, task: TaskContext, files: TaskFiles, *, continued: bool
@@ -176,6 +209,7 @@ class WorkerPrompts:
             "issue_number": task.issue_number,
             "issue_title": strip_hidden(task.issue_title).strip(),
             "assignment": _assignment(effect),
+            "test_command": tests_note(effect, task),
             **self._task(effect, task),
             **self._feedback(effect, files),
         }

@@ -78,7 +78,9 @@ class LLMRequest(BaseModel):
     """One model call. ``system`` and ``tools`` are the stable, cacheable prefix.
 
     ``cache_marks`` lists ``(message, block)`` indexes (negative counts from the end) of
-    the blocks that end a cacheable prefix, besides the system prompt.
+    the blocks that end a cacheable prefix, besides the system prompt. ``cache_ttl`` is the
+    lifetime of the stable ones (the system prompt and the first block of the first
+    message); the others live 5 minutes (the API wants longer-lived ones first).
     """
 
     model_config = _FROZEN
@@ -88,6 +90,7 @@ class LLMRequest(BaseModel):
     messages: tuple[Message, ...]
     max_tokens: int = 8192
     cache_marks: tuple[tuple[int, int], ...] = ()
+    cache_ttl: Literal["5m", "1h"] = "5m"
 
 
 class StopReason(StrEnum):

@@ -20,6 +20,7 @@ class Price(BaseModel):
     output: NonNegativeFloat
     cache_write: NonNegativeFloat
     cache_read: NonNegativeFloat
+    cache_write_1h: NonNegativeFloat | None = None  # None: twice the input price
     checked: str
     source: str
     note: str = ""
@@ -42,13 +43,16 @@ class PriceTable(BaseModel):
                 return self.models[name]
         return self.fallback
 
-    def cost(self, model: str, usage: Usage) -> float:
+    def cost(self, model: str, usage: Usage, *, write_1h_tokens: int = 0) -> float:
+        """The dollars of ``usage``; ``write_1h_tokens`` of its cache writes were 1-hour ones."""
         row = self.price(model)
+        long_write = row.cache_write_1h if row.cache_write_1h is not None else 2 * row.input
         dollars = (
             usage.input_tokens * row.input
             + usage.output_tokens * row.output
             + usage.cache_write_tokens * row.cache_write
             + usage.cache_read_tokens * row.cache_read
+            + write_1h_tokens * (long_write - row.cache_write)
         )
         return dollars / self.unit_tokens
 

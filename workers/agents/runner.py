@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from workers.agents.briefings import ReviewPrompts
 from workers.agents.budget import OutOfBudget, TaskBudget
+from workers.agents.compaction import prune
 from workers.agents.context import Conversation, WorkerPrompts
 from workers.agents.gitview import Checkout
 from workers.agents.llm import LLMAdapter, LLMError, LLMRequest, Message
@@ -36,6 +37,7 @@ from workers.agents.taskfiles import TaskFiles
 from workers.agents.testcmd import resolve_test_command
 from workers.agents.tools import ToolAccess, ToolBox
 from workers.agents.untrusted import quoted
+from workers.agents.window import Window
 from workers.agents.workspace import Workspace
 from workers.controller import outcomes, signals
 from workers.controller.effects import RunAgent, Session
@@ -89,7 +91,7 @@ class AgentRunner:
     def __init__(self, deps: AgentDeps) -> None:
         self.deps = deps
         context = deps.settings.context
-        self.workers = WorkerPrompts(deps.prompts, context.feedback_chars)
+        self.workers = WorkerPrompts(deps.prompts, context)
         self.reviews = ReviewPrompts(deps.prompts, context)
 
     def run(self, effect: RunAgent, task: TaskContext, git: Checkout) -> Outcome:
@@ -128,12 +130,14 @@ class AgentRunner:
             raise AgentSetupError(f"no LLM adapter {route.adapter!r} for {run.effect.routing_key}")
         conversation = self._conversation(run)
         toolbox = self._toolbox(run)
+        settings = self.deps.settings
         request = LLMRequest(
             model=route.model,
             system=conversation.system,
             tools=toolbox.specs if toolbox else (),
             messages=conversation.messages,
-            max_tokens=self.deps.settings.max_output_tokens,
+            max_tokens=settings.output.max_tokens,
+            cache_ttl=settings.ttl_for(run.spec.role),
         )
         charge = functools.partial(budget.charge, model=route.model)
         interrupt = self.deps.interrupt
@@ -143,12 +147,20 @@ class AgentRunner:
             budget.check()
 
         hooks = LoopHooks(clock=self.deps.clock, guard=guard, charge=charge)
+        window = Window(settings.window, route.model)
         started = self.deps.clock()
         try:
-            result = run_loop(adapter, request, toolbox, self._limits(run), hooks)
+            result = run_loop(
+                adapter, request, toolbox, self._limits(run), hooks,
+                window=window, output=settings.output,
+            )  # fmt: skip
         finally:
             budget.add_time(self.deps.clock() - started, model=route.model)
-        run.files.save_session(run.spec.session, result.messages)
+        if result.fits:
+            log.info("context fitted", extra={"fits": [f.value for f in result.fits]})
+        # A conversation continued later carries no stale tool output: stubs say how to
+        # get any of it again.
+        run.files.save_session(run.spec.session, tuple(prune(list(result.messages), 0)))
         return result
 
     def _limits(self, run: _Run) -> RunLimits:
@@ -158,8 +170,10 @@ class AgentRunner:
         access = run.spec.access
         if access is ToolAccess.NONE:
             return None
-        workspace = Workspace(run.task.checkout, readable=(run.task.state_dir,))
-        sandbox = self.deps.sandbox if access is ToolAccess.WRITE else None
+        writes = access is ToolAccess.WRITE
+        scratch = (run.files.scratch(),) if writes else ()
+        workspace = Workspace(run.task.checkout, readable=(run.task.state_dir,), writable=scratch)
+        sandbox = self.deps.sandbox if writes else None
         chars = self.deps.settings.context.tool_output_chars
         return ToolBox(workspace, sandbox, access, max_chars=chars)
 

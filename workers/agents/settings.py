@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -85,6 +85,45 @@ class ContextSettings(BaseModel):
     test_output_chars: PositiveInt = 8_000
     judge_directive_chars: PositiveInt = 1_500
     feedback_chars: PositiveInt = 20_000
+    plan_chars: PositiveInt = 20_000
+    repo_map_chars: PositiveInt = 12_000
+
+
+class WindowSettings(BaseModel):
+    """The context window of one agent run (see :mod:`workers.agents.window`)."""
+
+    model_config = _STRICT
+    default_tokens: PositiveInt = 200_000
+    models: dict[str, PositiveInt] = Field(default_factory=dict)
+    margin: float = Field(default=0.1, ge=0.0, lt=1.0)
+    prune_at: float = Field(default=0.5, gt=0.0, le=1.0)
+    prune_to: float = Field(default=0.25, gt=0.0, le=1.0)
+    keep_turns: PositiveInt = 4
+    summary_chars: PositiveInt = 8_000
+    chars_per_token: PositiveFloat = 3.0
+
+    def tokens_for(self, model: str) -> int:
+        """The window of ``model``, also for dated ids (``claude-x-5-5-20261001``)."""
+        for name in sorted(self.models, key=len, reverse=True):
+            if model == name or model.startswith(name + "-"):
+                return self.models[name]
+        return self.default_tokens
+
+
+class OutputSettings(BaseModel):
+    """Output tokens per model call, and what happens when an answer reaches them."""
+
+    model_config = _STRICT
+    max_tokens: PositiveInt = 8192
+    max_tokens_cap: PositiveInt = 32_000
+    continuations: int = Field(default=3, ge=0, le=10)
+
+
+CacheTTL = Literal["5m", "1h"]
+
+
+def _default_cache_ttl() -> dict[Role, CacheTTL]:
+    return {Role.WORKER: "1h", Role.REVIEWER: "1h", Role.JUDGE: "1h", Role.ASSESSOR: "5m"}
 
 
 class StuckSettings(BaseModel):
@@ -110,7 +149,9 @@ def _default_run_limits() -> dict[Role, RunLimits]:
 class AgentSettings(BaseModel):
     model_config = _STRICT
     run_limits: dict[Role, RunLimits] = Field(default_factory=_default_run_limits)
-    max_output_tokens: PositiveInt = 8192
+    output: OutputSettings = OutputSettings()
+    window: WindowSettings = WindowSettings()
+    cache_ttl: dict[Role, CacheTTL] = Field(default_factory=_default_cache_ttl)
     budget: BudgetSettings = BudgetSettings()
     retry: RetrySettings = RetrySettings()
     sandbox: SandboxSettings = SandboxSettings()
@@ -120,6 +161,9 @@ class AgentSettings(BaseModel):
 
     def limits_for(self, role: Role) -> RunLimits:
         return self.run_limits.get(role, RunLimits())
+
+    def ttl_for(self, role: Role) -> CacheTTL:
+        return self.cache_ttl.get(role, "5m")
 
 
 def parse_agent_settings(data: Mapping[str, Any] | None, source: str = "agents") -> AgentSettings:

@@ -1,6 +1,11 @@
 """The task's state directory (outside the checkout): what the prompts offload to files.
 
 STATE/plan.md                       the plan, referenced by path in worker prompts
+STATE/repo-map.txt                  the repository map, built once (see repomap.py)
+STATE/scratch/                      the agents' scratch directory: never committed, never
+                                    packed with the state (it may hold anything), bound
+                                    read-write into the sandbox; it lasts while the task
+                                    stays on one worker
 STATE/spend.json                    the task's spend (see budget.py)
 STATE/escalation.json               set once when a stuck worker was escalated
 STATE/sessions/<name>.json          conversations to continue (SIMPLE worker, judge)
@@ -14,18 +19,19 @@ STATE/phases/<PHASE>/worker-N.md    the worker's reports of iteration N
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from workers.agents import repomap
 from workers.agents.llm import Message
 from workers.controller.phases import Phase
 from workers.controller.state import Feedback
 
 _MESSAGES = TypeAdapter(tuple[Message, ...])
 _NUMBERED_RE = re.compile(r"-(\d+)\.md$")
+SCRATCH = "scratch"
 
 
 class PhaseSummary(BaseModel):
@@ -68,6 +74,15 @@ class TaskFiles:
     def spend_path(self) -> Path:
         return self.root / "spend.json"
 
+    @property
+    def scratch_dir(self) -> Path:
+        return self.root / SCRATCH
+
+    def scratch(self) -> Path:
+        """The scratch directory, created when missing."""
+        self.scratch_dir.mkdir(parents=True, exist_ok=True)
+        return self.scratch_dir
+
     def phase_dir(self, phase: Phase) -> Path:
         return self.root / "phases" / phase.value
 
@@ -79,6 +94,11 @@ class TaskFiles:
         text = f"# Feedback on {phase} iteration {iteration}\n\n## Reviewer\n\n{feedback.review}"
         text += f"\n\n## Judge\n\n{feedback.judge}\n"
         return _write(self.phase_dir(phase) / f"feedback-{iteration}.md", text)
+
+    def feedback(self, phase: Phase, iteration: int) -> str:
+        """The feedback the worker got on ``iteration`` (empty when there was none)."""
+        path = self.phase_dir(phase) / f"feedback-{iteration}.md"
+        return path.read_text(encoding="utf-8") if path.exists() else ""
 
     def numbered(self, phase: Phase, kind: str) -> list[tuple[int, Path]]:
         """``kind-N.md`` files of ``phase``, by iteration."""
@@ -140,20 +160,12 @@ class TaskFiles:
             self.save_summary(summary)
         return summary
 
-    def repo_map(self, checkout: Path, limit: int = 200) -> str:
-        """The checkout's files when the task started, listed once and kept (stable)."""
+    def repo_map(self, checkout: Path, budget: int) -> str:
+        """The checkout's map when the task started, built once and kept (stable)."""
         path = self.root / "repo-map.txt"
         if path.exists():
             return path.read_text(encoding="utf-8")
-        names: list[str] = []
-        for folder, dirs, files in os.walk(checkout):
-            dirs[:] = sorted(d for d in dirs if d != ".git")
-            base = Path(folder).relative_to(checkout)
-            names += [str(base / name) for name in sorted(files)]
-            if len(names) > limit:
-                break
-        shown = names[:limit] + (["[more files not listed]"] if len(names) > limit else [])
-        return _write(path, "\n".join(shown) + "\n").read_text(encoding="utf-8")
+        return _write(path, repomap.build(checkout, budget)).read_text(encoding="utf-8")
 
     def escalation(self) -> dict[str, object] | None:
         path = self.root / "escalation.json"

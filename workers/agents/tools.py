@@ -1,114 +1,24 @@
-"""The worker's tools: definitions (byte-identical on every call) and their dispatch.
+"""The dispatch of the worker's tool calls (definitions in :mod:`workers.agents.toolspecs`).
 
-Read-only tools (``list_files``, ``read_file``, ``search``) for the PLAN worker and the
-reviewers; the IMPLEMENT and DOCS workers also get ``write_file``, ``edit_file`` and
-``run_command`` (run in the sandbox). A refused or failed call comes back to the model as a
-tool result with ``is_error`` set; it never raises.
+A refused or failed call comes back to the model as a tool result with ``is_error`` set; it
+never raises. ``run_command`` runs in the sandbox with the workspace's writable roots (the
+task's scratch directory) bound read-write besides the checkout.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from enum import StrEnum
 from typing import Any
 
-from workers.agents.llm import ToolCall, ToolResult, ToolSpec
+from workers.agents.edits import edit_file, write_file
+from workers.agents.llm import ToolCall, ToolResult
 from workers.agents.sandbox import Sandbox
+from workers.agents.toolspecs import READ_TOOLS, WRITE_TOOLS, ToolAccess, tool_specs
 from workers.agents.workspace import ToolError, Workspace
 
+__all__ = ["READ_TOOLS", "WRITE_TOOLS", "ToolAccess", "ToolBox", "tool_specs"]
 
-class ToolAccess(StrEnum):
-    NONE = "none"
-    READ = "read"
-    WRITE = "write"
-
-
-def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
-
-
-_PATH = {"type": "string", "description": "Path relative to the repository root."}
-READ_TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        name="list_files",
-        description="List files and directories under a directory of the repository.",
-        input_schema=_schema(
-            {"path": _PATH, "depth": {"type": "integer", "minimum": 1, "maximum": 5}}, ["path"]
-        ),
-    ),
-    ToolSpec(
-        name="read_file",
-        description=(
-            "Read a text file, with line numbers. Give start_line/end_line (1-based, "
-            "inclusive) to read part of a long file."
-        ),
-        input_schema=_schema(
-            {
-                "path": _PATH,
-                "start_line": {"type": "integer", "minimum": 1},
-                "end_line": {"type": "integer", "minimum": 1},
-            },
-            ["path"],
-        ),
-    ),
-    ToolSpec(
-        name="search",
-        description=(
-            "Search file contents with a Python regular expression; answers path:line: text."
-        ),
-        input_schema=_schema(
-            {
-                "pattern": {"type": "string"},
-                "path": _PATH,
-                "glob": {"type": "string", "description": "Only files matching, e.g. *.py"},
-                "ignore_case": {"type": "boolean"},
-            },
-            ["pattern"],
-        ),
-    ),
-)
-WRITE_TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        name="write_file",
-        description="Create or overwrite a text file with the given content.",
-        input_schema=_schema({"path": _PATH, "content": {"type": "string"}}, ["path", "content"]),
-    ),
-    ToolSpec(
-        name="edit_file",
-        description=(
-            "Replace old_string by new_string in a file. old_string must match exactly "
-            "(without the line numbers read_file shows) and occur once, unless replace_all."
-        ),
-        input_schema=_schema(
-            {
-                "path": _PATH,
-                "old_string": {"type": "string"},
-                "new_string": {"type": "string"},
-                "replace_all": {"type": "boolean"},
-            },
-            ["path", "old_string", "new_string"],
-        ),
-    ),
-    ToolSpec(
-        name="run_command",
-        description=(
-            "Run a shell command in the repository root, without network access, and get "
-            "its exit code and output (long output is cut in the middle)."
-        ),
-        input_schema=_schema({"command": {"type": "string"}}, ["command"]),
-    ),
-)
-
-
-def tool_specs(access: ToolAccess) -> tuple[ToolSpec, ...]:
-    if access is ToolAccess.NONE:
-        return ()
-    return READ_TOOLS if access is ToolAccess.READ else READ_TOOLS + WRITE_TOOLS
+READ_ROOM = 400  # characters of a read_file answer kept for its header and its last line
 
 
 def _text(args: Mapping[str, Any], name: str, default: str | None = None) -> str:
@@ -178,8 +88,12 @@ class ToolBox:
         ws = self.workspace
         return {
             "list_files": lambda a: ws.listing(_text(a, "path", "."), _int(a, "depth", 2) or 2),
+            "glob": lambda a: ws.glob(_text(a, "pattern"), _text(a, "path", ".")),
             "read_file": lambda a: ws.read(
-                _text(a, "path"), _int(a, "start_line", 1) or 1, _int(a, "end_line", None)
+                _text(a, "path"),
+                _int(a, "start_line", 1) or 1,
+                _int(a, "end_line", None),
+                max(1000, self.max_chars - READ_ROOM),
             ),
             "search": lambda a: ws.search(
                 _text(a, "pattern"),
@@ -187,8 +101,9 @@ class ToolBox:
                 _optional_text(a, "glob"),
                 _flag(a, "ignore_case"),
             ),
-            "write_file": lambda a: ws.write(_text(a, "path"), _text(a, "content")),
-            "edit_file": lambda a: ws.edit(
+            "write_file": lambda a: write_file(ws, _text(a, "path"), _text(a, "content")),
+            "edit_file": lambda a: edit_file(
+                ws,
                 _text(a, "path"),
                 _text(a, "old_string"),
                 _text(a, "new_string"),
@@ -200,4 +115,6 @@ class ToolBox:
     def _run(self, args: Mapping[str, Any]) -> str:
         if self.sandbox is None:
             raise ToolError("run_command is not available in this phase")
-        return self.sandbox.run(_text(args, "command"), self.workspace.root).describe()
+        command = _text(args, "command")
+        result = self.sandbox.run(command, self.workspace.root, writable=self.workspace.writable)
+        return result.describe()

@@ -1,8 +1,11 @@
 """The checkout as the worker's tools see it: every path confined to it.
 
 A path is refused when it is absolute outside the checkout, contains ``..``, goes through
-``.git``, or resolves (symlinks followed) outside the checkout. Extra read-only roots (the
-task's state directory, where the plan and feedback files live) may be read by absolute path.
+``.git``, or resolves (symlinks followed) outside the checkout. Extra roots may be read by
+absolute path (``readable``: the task's state directory, where the plan and feedback files
+live) or also written (``writable``: the task's scratch directory). Files are decoded by
+:mod:`workers.agents.textfile`, which keeps their encoding and line endings; line numbers
+count ``\\n`` line breaks, as editors and tracebacks do.
 """
 
 from __future__ import annotations
@@ -11,22 +14,59 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
+from workers.agents.textfile import TextFile, decode
+from workers.agents.toolerrors import PathRefused, ToolError
+
+__all__ = ["PathRefused", "ToolError", "Workspace", "glob_regex", "lines_of"]
+
 MAX_FILE_BYTES = 2_000_000
 LIST_LIMIT = 500
 SEARCH_LIMIT = 200
+WALK_LIMIT = 20_000
+LINE_CHARS = 2_000
 
 
-class ToolError(Exception):
-    """A tool call that cannot be done; the message goes back to the model."""
+def lines_of(text: str) -> list[str]:
+    """The lines of ``text`` split at ``\\n``, without their ``\\r\\n`` or ``\\n``."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-class PathRefused(ToolError):
-    """A path outside the checkout (or into ``.git``)."""
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob as a regular expression on ``/`` paths: ``**`` spans directories, ``*`` and
+    ``?`` do not; a pattern without ``/`` matches a file name at any depth."""
+    if "/" not in pattern:
+        pattern = "**/" + pattern
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] in "*?":
+            out.append("[^/]*" if pattern[i] == "*" else "[^/]")
+            i += 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            inside = pattern[i + 1 : end].replace("\\", "\\\\")
+            out.append("[" + ("^" + inside[1:] if inside.startswith("!") else inside) + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
 
 
 class Workspace:
-    def __init__(self, root: Path, *, readable: Sequence[Path] = ()) -> None:
+    def __init__(
+        self, root: Path, *, readable: Sequence[Path] = (), writable: Sequence[Path] = ()
+    ) -> None:
         self.root = root.resolve()
+        self.writable = tuple(p.resolve() for p in writable)
         self.readable = tuple(p.resolve() for p in readable)
 
     def resolve(self, path: str, *, write: bool = False) -> Path:
@@ -39,9 +79,10 @@ class Workspace:
             raise PathRefused(f"refused: {path!r} is inside .git")
         candidate = Path(given) if given.is_absolute() else self.root / given
         resolved = candidate.resolve()
-        roots = (self.root,) if write else (self.root, *self.readable)
+        roots = (self.root, *self.writable) + (() if write else self.readable)
         if not any(resolved.is_relative_to(root) for root in roots):
-            raise PathRefused(f"refused: {path!r} is outside the checkout")
+            where = "outside the checkout" + (" and the scratch directory" if write else "")
+            raise PathRefused(f"refused: {path!r} is {where}")
         if resolved.is_relative_to(self.root) and ".git" in resolved.relative_to(self.root).parts:
             raise PathRefused(f"refused: {path!r} leads into .git")
         return resolved
@@ -69,25 +110,61 @@ class Workspace:
             if item.is_dir() and not item.is_symlink() and depth > 1:
                 yield from self._walk(item, depth - 1)
 
-    def read_text(self, path: str) -> tuple[Path, str]:
+    def glob(self, pattern: str, path: str) -> str:
+        if pattern.startswith("/") or ".." in PurePosixPath(pattern).parts:
+            raise ToolError("the pattern must be relative and without '..', e.g. src/**/*.py")
+        base = self.resolve(path)
+        if not base.is_dir():
+            raise ToolError(f"{path!r} is not a directory")
+        regex, found, note = glob_regex(pattern), [], ""
+        for seen, item in enumerate(self._walk(base, 64), 1):
+            if seen > WALK_LIMIT:
+                note = f"[stopped after {WALK_LIMIT:,} entries: give a narrower path]"
+                break
+            if regex.fullmatch(item.relative_to(base).as_posix()):
+                found.append(self.display(item) + ("/" if item.is_dir() else ""))
+        shown = found[:LIST_LIMIT]
+        if len(found) > len(shown):
+            note = note or f"[{len(found) - len(shown)} more matches not shown]"
+        return "\n".join(shown + ([note] if note else [])) or "no matches"
+
+    def load(self, path: str) -> tuple[Path, TextFile]:
+        """The file at ``path``, decoded; raises ToolError for a binary or undecodable one."""
         target = self.resolve(path)
         if not target.is_file():
             raise ToolError(f"{path!r} is not a file")
         if target.stat().st_size > MAX_FILE_BYTES:
             raise ToolError(f"{path!r} is larger than {MAX_FILE_BYTES} bytes")
-        data = target.read_bytes()
-        if b"\x00" in data[:8192]:
-            raise ToolError(f"{path!r} is a binary file")
-        return target, data.decode("utf-8", "replace")
+        return target, decode(target.read_bytes(), path)
 
-    def read(self, path: str, start: int, end: int | None) -> str:
-        _, text = self.read_text(path)
-        lines = text.splitlines()
+    def read(self, path: str, start: int, end: int | None, budget: int) -> str:
+        """Numbered lines from ``start``, as many as fit ``budget`` characters; what is
+        left out is named with the range to read next."""
+        _, file = self.load(path)
+        lines = lines_of(file.text)
+        notes = "; " + file.describe() if file.describe() else ""
+        if not lines:
+            return f"[{path}: empty file{notes}]"
         first = max(1, start)
         last = len(lines) if end is None else min(end, len(lines))
-        numbered = [f"{n:6}\t{lines[n - 1]}" for n in range(first, last + 1)]
-        header = f"[{path}: lines {first}-{last} of {len(lines)}]"
-        return "\n".join([header, *numbered])
+        if first > last:
+            raise ToolError(f"{path!r} has {len(lines)} lines; nothing in {first}-{last}")
+        shown: list[str] = []
+        used = 0
+        for number in range(first, last + 1):
+            row = f"{number:6}\t{_clipped(lines[number - 1])}"
+            if shown and used + len(row) + 1 > budget:
+                break
+            shown.append(row)
+            used += len(row) + 1
+        until = first + len(shown) - 1
+        out = [f"[{path}: lines {first}-{until} of {len(lines)}{notes}]", *shown]
+        if until < last:
+            out.append(
+                f"[lines {until + 1}-{last} not shown (one answer holds {budget:,} characters); "
+                f"read on with start_line={until + 1}]"
+            )
+        return "\n".join(out)
 
     def search(self, pattern: str, path: str, glob: str | None, ignore_case: bool) -> str:
         try:
@@ -111,36 +188,19 @@ class Workspace:
 
     def _grep(self, file: Path, regex: re.Pattern[str], room: int) -> list[str]:
         try:
-            _, text = self.read_text(self.display(file))
+            _, text = self.load(self.display(file))
         except ToolError:
             return []
         found = []
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(lines_of(text.text), 1):
             if regex.search(line):
                 found.append(f"{self.display(file)}:{number}: {line[:300]}")
                 if len(found) >= room:
                     break
         return found
 
-    def write(self, path: str, content: str) -> str:
-        target = self.resolve(path, write=True)
-        if target.is_dir():
-            raise ToolError(f"{path!r} is a directory")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
-        return f"wrote {self.display(target)} ({len(content)} characters)"
 
-    def edit(self, path: str, old: str, new: str, replace_all: bool) -> str:
-        if not old:
-            raise ToolError("old_string is empty; use write_file to create a file")
-        target, text = self.read_text(path)
-        self.resolve(path, write=True)
-        count = text.count(old)
-        if count == 0:
-            raise ToolError(f"old_string not found in {path!r}; read the file and copy it exactly")
-        if count > 1 and not replace_all:
-            raise ToolError(
-                f"old_string occurs {count} times in {path!r}; add context or set replace_all"
-            )
-        target.write_text(text.replace(old, new), encoding="utf-8")
-        return f"edited {self.display(target)}: {count if replace_all else 1} replacement(s)"
+def _clipped(line: str) -> str:
+    if len(line) <= LINE_CHARS:
+        return line
+    return f"{line[:LINE_CHARS]} [... {len(line) - LINE_CHARS:,} more characters on this line]"

@@ -1,7 +1,8 @@
 """A task's state directory, kept in Redis so any worker can run any step.
 
 The agents keep files in the task's state directory (plan, feedback, conversations to
-continue, phase summaries, the spend ledger). After every step the directory is packed
+continue, phase summaries, the spend ledger). After every step the directory (but for the
+agents' scratch directory, which may hold anything and is not meant to last) is packed
 into Redis with the step number; a worker that finds its own copy missing or older
 unpacks it first. Code lives in git, state in Redis: nothing on one worker's disk is
 needed by another. A save under a lease is fenced like the record (docs/design.md §7).
@@ -10,6 +11,7 @@ needed by another. A save under a lease is fenced like the record (docs/design.m
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tarfile
 from pathlib import Path
@@ -17,6 +19,7 @@ from pathlib import Path
 from redis import Redis
 
 from config import keys
+from workers.agents.taskfiles import SCRATCH
 from workers.tasks.lease import Lease, LeaseLost
 
 MAX_BYTES = 32 * 1024 * 1024  # packed; a state directory is text, far below this
@@ -47,10 +50,20 @@ def _packable(path: Path) -> bool:
     return not path.name.endswith(".tmp") and path.name != VERSION_FILE
 
 
+def _files(root: Path) -> list[Path]:
+    """Every file under ``root`` but the agents' scratch directory (never packed)."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        if Path(folder) == root:
+            dirs[:] = [d for d in dirs if d != SCRATCH]
+        found += [Path(folder) / name for name in files]
+    return sorted(found)
+
+
 def pack(root: Path) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for path in sorted(root.rglob("*")):
+        for path in _files(root):
             if _packable(path):
                 archive.add(path, arcname=str(path.relative_to(root)), recursive=False)
     data = buffer.getvalue()
