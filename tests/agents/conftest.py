@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -142,3 +145,57 @@ def local_git(checkout: Path) -> LocalGit:
     home = checkout.parent / "git-home"
     home.mkdir(exist_ok=True)
     return LocalGit(checkout, Git(home), author="agentium[bot]", email="bot@example.com")
+
+
+SECRETS = {
+    "PRIVATE_KEY": "-----BEGIN RSA PRIVATE KEY-----abc",
+    "ANTHROPIC_API_KEY": "sk-ant-secret",
+    "GITHUB_TOKEN": "ghs_secret",
+    "WEBHOOK_SECRET": "hook-secret",
+    "REDIS_URL": "redis://:pw@localhost:6379/0",
+}
+
+
+@pytest.fixture
+def secrets_in_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+
+
+@contextlib.contextmanager
+def loopback_listener() -> Iterator[int]:
+    """A TCP server on loopback that a process outside the sandbox can reach."""
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except TimeoutError:
+                continue
+            connection.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield port
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    with loopback_listener() as port:
+        yield port
+
+
+# python3: the system's, on the sandbox's stock PATH (which has no `python`).
+CONNECT = (
+    'python3 -c "import socket; '
+    "socket.create_connection(('127.0.0.1', {port}), timeout=3); print('connected')\""
+)
