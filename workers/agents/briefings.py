@@ -10,6 +10,7 @@ goal, its own earlier answers in this phase, and is told when the iteration is t
 from __future__ import annotations
 
 from workers.agents.context import Conversation, briefing
+from workers.agents.envnote import environment_note
 from workers.agents.prompts import Prompts
 from workers.agents.roles import PHASE_GOALS
 from workers.agents.settings import ContextSettings
@@ -72,6 +73,7 @@ class ReviewPrompts:
             diff=quoted("the diff", shown) if diff.strip() else "",
             diff_note=note,
             tests=tail_capped(tests, self.settings.test_output_chars) if tests else "",
+            environment=environment_note(self.prompts, task.environment, detail=False),
             worker_report=quoted("the worker", report) if report.strip() else "",
             subject="plan" if effect.phase is Phase.PLAN else f"{effect.phase} change",
         )
@@ -102,6 +104,8 @@ class ReviewPrompts:
             **common,
             last_iteration=effect.last_iteration,
             directives=self._directives(effect, files),
+            tests=files.tests_seen(effect.phase, effect.iteration),
+            environment=environment_note(self.prompts, task.environment, detail=False),
             review=quoted("the reviewer", review or "(the reviewer wrote nothing)"),
         )
         return Conversation(self.prompts.render("judge.system"), (briefing(stable, variable),))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers.agents.environment import Environment
 from workers.controller.limits import DEFAULT_PRIORITIES, WorkflowConfig
 from workers.controller.memory import Memory, MemoryType
 from workers.controller.state import WorkflowState
@@ -19,6 +20,8 @@ class TaskContext:
     ``checkout`` is the repository's working tree; ``state_dir`` a private directory of
     the task outside it (see :mod:`workers.agents.taskfiles`). ``base_sha`` is the commit
     the task's branch starts from (diffs for the reviewer are taken against it).
+    ``environment`` is what the environment step set up: the agents' commands and the test
+    command run inside it (None: the sandbox as it is).
     """
 
     issue_number: int
@@ -34,6 +37,7 @@ class TaskContext:
     memory_priorities: tuple[MemoryType, ...] = DEFAULT_PRIORITIES
     comments: tuple[str, ...] = ()
     test_command: str | None = None
+    environment: Environment | None = None
 
     @classmethod
     def from_state(
@@ -49,6 +53,7 @@ class TaskContext:
         base_sha: str,
         comments: tuple[str, ...] = (),
         test_command: str | None = None,
+        environment: Environment | None = None,
     ) -> TaskContext:
         return cls(
             issue_number=issue_number,
@@ -64,4 +69,5 @@ class TaskContext:
             memory_priorities=workflow.memory.priorities,
             comments=comments,
             test_command=test_command,
+            environment=environment,
         )

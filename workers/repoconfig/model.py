@@ -127,8 +127,7 @@ class RepoConfig(BaseModel):
     setup_network: bool | None = Field(
         default=None,
         description=(
-            "Whether the setup command has the network (only it: the agents' commands never "
-            "do)."
+            "Whether the setup command has the network (only it: the agents' commands never do)."
         ),
     )
     routing: dict[str, Any] | None = Field(

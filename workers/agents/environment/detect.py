@@ -31,11 +31,13 @@ PYTEST_CHECK = "python -c 'import pytest' 2>/dev/null || python -m pip install p
 
 @dataclass(frozen=True)
 class Recipe:
-    """What the setup runs: ``script`` (a shell script; empty when nothing applies)."""
+    """What the setup runs: ``script`` (a shell script; empty when nothing applies), and
+    ``summary``, its commands on one line for people and prompts."""
 
     script: str
     source: str
     kinds: tuple[str, ...] = ()
+    summary: str = ""
 
 
 def _read(path: Path) -> str:
@@ -184,10 +186,11 @@ def detect_setup(tree: Path, test_command: str | None) -> Recipe:
             return Recipe("", NOTHING_DETECTED)
         parts = [("devcontainer", hint)]
     kinds = tuple(kind for kind, _ in parts)
-    return Recipe(compose(parts), f"detected: {', '.join(kinds)}", kinds)
+    summary = "; ".join(command for _, command in parts)
+    return Recipe(compose(parts), f"detected: {', '.join(kinds)}", kinds, summary)
 
 
 def configured(command: str, tree: Path) -> Recipe:
     """The repository's own ``setup_command``; its kinds still guide the variables."""
     kinds = ("python",) if is_python_project(tree) or requirements_files(tree) else ()
-    return Recipe(command, "configured", kinds)
+    return Recipe(command, "configured", kinds, command)

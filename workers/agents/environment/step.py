@@ -127,7 +127,7 @@ class EnvironmentStep:
         shutil.rmtree(place.dir / "tmp", ignore_errors=True)
         outcome = EnvironmentOutcome(
             ok=result.exit_code == 0 and not result.timed_out,
-            command=recipe.script or "(none)",
+            command=recipe.summary or "(none)",
             source=recipe.source,
             seconds=result.seconds,
             network=request.network,
