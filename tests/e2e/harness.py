@@ -9,13 +9,16 @@ see on GitHub. Used by the end-to-end tests and by `make demo`.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -42,6 +45,13 @@ SECRET = "e2e-webhook-secret"
 APP_ID, SLUG, INSTALLATION = 4242, "agentium", 77
 REPO, MAINTAINER = "octo/iniconfig", "maintainer"
 LLM_KEY = "e2e-anthropic-key"
+SETTINGS = ".github/agentium.yml"
+# The end-to-end tests run without the package index: the repository's settings give the
+# environment step a command that needs none (tests/agents/test_corpus_repos.py runs the
+# detected one, with the index). Its environment is still set up, once per test run, in
+# ENVIRONMENTS, which every harness's DATA_DIR/envs links to.
+OFFLINE_SETTINGS = "setup_command: 'true'\nsetup_network: false\n"
+ENVIRONMENTS = Path(tempfile.gettempdir()) / f"agentium-e2e-envs-{os.getpid()}"
 
 
 def iniconfig_files() -> dict[str, str]:
@@ -55,6 +65,15 @@ def iniconfig_files() -> dict[str, str]:
     return files
 
 
+def share_environments(data_dir: Path) -> None:
+    """``data_dir/envs`` is the test run's ENVIRONMENTS: one environment for all harnesses."""
+    if not ENVIRONMENTS.exists():
+        ENVIRONMENTS.mkdir()
+        atexit.register(shutil.rmtree, ENVIRONMENTS, ignore_errors=True)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "envs").symlink_to(ENVIRONMENTS)
+
+
 @dataclass
 class Harness:
     root: Path
@@ -65,6 +84,7 @@ class Harness:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     port: int = 0
     extra_files: dict[str, str] = field(default_factory=dict)  # added to the repository
+    settings_file: str | None = OFFLINE_SETTINGS  # the repository's SETTINGS, unless extra_files
 
     # starting and stopping
 
@@ -75,7 +95,9 @@ class Harness:
             app_id=APP_ID, public_key_pem=keys.public_pem, clock=SystemClock(), root=self.root
         ).start()
         self.github.add_installation(INSTALLATION)
-        self.github.add_repo(REPO, files=iniconfig_files() | self.extra_files)
+        settings = {SETTINGS: self.settings_file} if self.settings_file else {}
+        self.github.add_repo(REPO, files=iniconfig_files() | settings | self.extra_files)
+        share_environments(self.root / "data")
         self.github.set_role(REPO, MAINTAINER, "admin")
         self.llm = FakeAnthropic(api_key=LLM_KEY).start()
         self.port = free_port()
