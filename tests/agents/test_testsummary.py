@@ -19,6 +19,7 @@ from workers.agents.testsummary import TestSummary, summary_line
          "test result: ok. 5 passed; 0 failed; 0 ignored"),
         ("  3 passing (20ms)\n  1 failing\n\n  1) bad\n", "1 failing"),
         ("ok  \texample.com/x\t0.01s\n", "ok  \texample.com/x\t0.01s"),
+        ("\x1b[31m1 failed\x1b[0m, \x1b[32m3 passed\x1b[0m\n", "1 failed, 3 passed"),
         ("", ""),
     ],
 )  # fmt: skip

@@ -19,13 +19,15 @@ _COUNT_RE = re.compile(
     re.IGNORECASE,
 )
 _BANNER_RE = re.compile(r"^[=\-_ ]+|[=\-_ ]+$")
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colours, which some configurations force
 LINE_CHARS = 300
 
 
 def summary_line(output: str) -> str:
     """The last line that states counts, without pytest's ``=====`` banner; else the last
     non-empty line; empty when there is no output."""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    plain = _ANSI_RE.sub("", output)
+    lines = [line.strip() for line in plain.splitlines() if line.strip()]
     counted = [line for line in lines if _COUNT_RE.search(line)]
     chosen = counted[-1] if counted else (lines[-1] if lines else "")
     return _BANNER_RE.sub("", chosen)[:LINE_CHARS]
