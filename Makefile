@@ -51,12 +51,14 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Receiver load, tasks under load, prompt-context growth and GitHub requests per task.
+# Receiver load, tasks under load, prompt-context growth, GitHub requests per task and the
+# environment step's time (cold and from the cache) per corpus repository.
 bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
 	$(BIN)/python -m bench.tasks
 	$(BIN)/python -m bench.context
 	$(BIN)/python -m bench.github_requests
+	$(BIN)/python -m bench.environments
 
 # Offline: the real processes against fake GitHub and Anthropic servers, two issues.
 demo: $(STAMP)
