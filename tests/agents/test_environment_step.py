@@ -223,3 +223,14 @@ def test_the_cache_is_per_repository_and_dependency_files_not_per_checkout(
     (two / "pyproject.toml").write_text((two / "pyproject.toml").read_text() + "\n# changed\n")
     git(two, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "deps")
     assert step.ensure(request(two, "true", task="o/r#2")).root != first.root
+
+
+def test_a_base_commit_that_cannot_be_read_is_a_failed_outcome(
+    stock: Sandbox, checkout: Path, data_dir: Path
+) -> None:
+    missing = SetupRequest("o/r", checkout, "0" * 40, "true", False, "o/r#1")
+    environment = step_for(stock, data_dir).ensure(missing)
+    assert not environment.outcome.ok
+    assert "the base commit could not be read" in environment.outcome.line()
+    result = environment.confine(stock, checkout).run("echo still runs", checkout)
+    assert result.output.strip() == "still runs"

@@ -87,8 +87,10 @@ class Environment:
         return found
 
     def confine(self, sandbox: Sandbox, checkout: Path) -> Sandbox:
-        """``sandbox`` with this environment: its variables, its directory read-only."""
-        return sandbox.within(self.variables(checkout, sandbox.settings.path), (self.root,))
+        """``sandbox`` with this environment: its variables, its directory read-only (when
+        there is one: a step that could not even start leaves none)."""
+        readable = (self.root,) if self.root.is_dir() else ()
+        return sandbox.within(self.variables(checkout, sandbox.settings.path), readable)
 
 
 def go_variables(root: Path) -> dict[str, str]:

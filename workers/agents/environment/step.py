@@ -77,7 +77,11 @@ class EnvironmentStep:
 
     def ensure(self, request: SetupRequest) -> Environment:
         """The task's environment on this worker: found in the cache, or built now."""
-        files = dependency_files(self.git, request.checkout, request.base_sha)
+        try:
+            files = dependency_files(self.git, request.checkout, request.base_sha)
+        except GitError as error:
+            outcome = _failed(request, "", str(error), "the base commit could not be read")
+            return Environment(self.root / "unavailable", outcome)
         key = environment_key(request.repo, files, request.command, request.network)
         self.root.mkdir(parents=True, exist_ok=True)
         place = Place(self.root.resolve(), request.repo, key)

@@ -88,10 +88,13 @@ def _flock(path: Path, wait: float | None, clock: Callable[[], float]) -> Iterat
 def prune(folder: Path, keep: int, current: Path) -> list[Path]:
     """Remove all but the ``keep`` newest environments of one repository (never
     ``current``, never one whose lock another process holds); returns what was removed."""
-    built = [d for d in folder.iterdir() if d.is_dir() and (d / OUTCOME).is_file()]
-    built.sort(key=lambda d: (d / OUTCOME).stat().st_mtime, reverse=True)
+    used: list[tuple[float, Path]] = []
+    for folder_entry in folder.iterdir():
+        with contextlib.suppress(OSError):  # one removed meanwhile by another process
+            used.append(((folder_entry / OUTCOME).stat().st_mtime, folder_entry))
+    used.sort(reverse=True)
     removed = []
-    for old in built[keep:]:
+    for _, old in used[keep:]:
         if old == current:
             continue
         try:
