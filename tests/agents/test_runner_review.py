@@ -53,7 +53,7 @@ def test_code_reviewer_sees_diff_tests_and_report_not_tool_noise(
     assert "+contains<U+200B> support" in briefing
     assert "complete, " in briefing  # the diff note
     assert "42 passed" in briefing  # the repository's tests ran in the sandbox
-    assert "passed (exit code 0); its summary line" in briefing
+    assert "passed (exit code 0): 42 passed" in briefing  # status and figures
     assert "environment was set up" in briefing
     assert "Feedback item 1: addressed." in briefing
     assert "TOOL-NOISE-0123" not in str(body)
@@ -209,15 +209,15 @@ def test_the_judge_sees_the_test_counts_the_reviewer_saw(
     fake.push(text("1. test_planted fails."))
     runner.run(effect(Role.REVIEWER), task, local_git(checkout))
     review = fake.requests[-1].json["messages"][0]["content"][1]["text"]
-    assert "failed (exit code 1); its summary line" in review
-    assert "1 failed, 42 passed" in review
+    assert "failed (exit code 1): 1 failed, 42 passed" in review
+    assert "testing/test_planted.py::test_planted" in review
     fake.push(text("AGENTIUM_EVAL: ITERATE fix test_planted"))
     judged = task_context(checkout, tmp_path / "state", environment=environment, review="1. x")
     runner.run(effect(Role.JUDGE), judged, local_git(checkout))
     variable = fake.requests[-1].json["messages"][0]["content"][1]["text"]
     assert "## The repository's tests on this iteration" in variable
-    assert "failed (exit code 1)" in variable
-    assert "1 failed, 42 passed" in variable
+    assert "failed (exit code 1): 1 failed, 42 passed" in variable
+    assert "testing/test_planted.py::test_planted" in variable
     assert "environment was set up" in variable
 
 

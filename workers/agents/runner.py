@@ -34,7 +34,7 @@ from workers.agents.stuck import escalation_model
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.agents.testcmd import resolve_test_command
-from workers.agents.testsummary import TestSummary
+from workers.agents.testreport import describe, run_of
 from workers.agents.tools import ToolAccess, ToolBox
 from workers.agents.untrusted import quoted
 from workers.agents.workspace import Workspace
@@ -176,10 +176,9 @@ class AgentRunner:
         return sandbox if environment is None else environment.confine(sandbox, task.checkout)
 
     def review_tests(self, run: _Run) -> str:
-        """The test command's result for the reviewer; its one-line summary is kept for
+        """The test command's result for the reviewer; its status and figures are kept for
         the judge of the same iteration."""
-        text, summary = self.test_run(run.task)
-        line = summary.describe() if summary else text
+        text, line = self.test_run(run.task)
         run.files.record_tests(run.effect.phase, run.effect.iteration, line)
         return text
 
@@ -187,18 +186,20 @@ class AgentRunner:
         """The repository's test command, run in the sandbox, as the reviewer sees it."""
         return self.test_run(task)[0]
 
-    def test_run(self, task: TaskContext) -> tuple[str, TestSummary | None]:
+    def test_run(self, task: TaskContext) -> tuple[str, str]:
+        """The reviewer's text and the judge's: the status and figures (and the output)."""
         command = resolve_test_command(task.checkout, task.test_command)
         if command is None:
-            return "No test command is configured in the repository's settings or detectable.", None
+            none = "No test command is configured in the repository's settings or detectable."
+            return none, none
         result = self.sandbox(task).run(command, task.checkout)
-        summary = TestSummary.of(command, result)
+        line = describe(run_of(command, result))
         shown = result.describe()
         if result.exit_code == 0:
             tail = "\n".join(shown.splitlines()[-PASSING_LINES:])
             shown = f"[passed: exit code 0; only the last {PASSING_LINES} lines are shown]\n{tail}"
         output = quoted("the test command's output", shown)
-        return f"{summary.describe()}\n\nIts output:\n\n{output}", summary
+        return f"{line}\n\nIts output:\n\n{output}", line
 
     def _finish(self, run: _Run, result: LoopResult) -> Outcome:
         effect, text = run.effect, result.final_text
