@@ -9,16 +9,13 @@ see on GitHub. Used by the end-to-end tests and by `make demo`.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -29,6 +26,7 @@ from typing import Any
 import httpx
 import redis
 
+from tests.e2e.environments import OFFLINE_SETTINGS, SETTINGS, share_environments
 from tests.e2e.model import ScriptedModel
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.github import FakeGitHub
@@ -45,13 +43,6 @@ SECRET = "e2e-webhook-secret"
 APP_ID, SLUG, INSTALLATION = 4242, "agentium", 77
 REPO, MAINTAINER = "octo/iniconfig", "maintainer"
 LLM_KEY = "e2e-anthropic-key"
-SETTINGS = ".github/agentium.yml"
-# The end-to-end tests run without the package index: the repository's settings give the
-# environment step a command that needs none (tests/agents/test_corpus_repos.py runs the
-# detected one, with the index). Its environment is still set up, once per test run, in
-# ENVIRONMENTS, which every harness's DATA_DIR/envs links to.
-OFFLINE_SETTINGS = "setup_command: 'true'\nsetup_network: false\n"
-ENVIRONMENTS = Path(tempfile.gettempdir()) / f"agentium-e2e-envs-{os.getpid()}"
 
 
 def iniconfig_files() -> dict[str, str]:
@@ -63,15 +54,6 @@ def iniconfig_files() -> dict[str, str]:
             if handle is not None:
                 files[member.name.partition("/")[2]] = handle.read().decode("utf-8", "replace")
     return files
-
-
-def share_environments(data_dir: Path) -> None:
-    """``data_dir/envs`` is the test run's ENVIRONMENTS: one environment for all harnesses."""
-    if not ENVIRONMENTS.exists():
-        ENVIRONMENTS.mkdir()
-        atexit.register(shutil.rmtree, ENVIRONMENTS, ignore_errors=True)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    (data_dir / "envs").symlink_to(ENVIRONMENTS)
 
 
 @dataclass

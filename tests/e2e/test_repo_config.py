@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import OFFLINE_SETTINGS, REPO, Harness
+from tests.e2e.environments import OFFLINE_SETTINGS
+from tests.e2e.harness import REPO, Harness
 from workers.tasks.record import TaskStatus
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"

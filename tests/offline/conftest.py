@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents.conftest import git, make_checkout
-from tests.e2e.harness import OFFLINE_SETTINGS, share_environments
+from tests.e2e.environments import OFFLINE_SETTINGS, share_environments
 from tests.e2e.model import ScriptedModel
 from tests.fakes.anthropic import FakeAnthropic
 
