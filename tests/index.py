@@ -37,3 +37,19 @@ def unreachable(sandbox: Sandbox) -> str | None:
         return None
     last = (result.output.strip().splitlines() or ["no output"])[-1]
     return f"the package index ({url}) cannot be reached from the sandbox: {last[:200]}"
+
+
+def skip_without_index() -> None:
+    """``pytest.skip`` with the reason when the sandbox cannot reach the package index."""
+    import pytest  # only the tests use this
+
+    from workers.agents.sandbox import SandboxUnavailable, open_sandbox
+    from workers.agents.settings import SandboxSettings
+
+    try:
+        sandbox = open_sandbox(SandboxSettings(timeout_seconds=60))
+    except SandboxUnavailable:
+        sandbox = Sandbox(SandboxSettings(timeout_seconds=60), None)
+    problem = unreachable(sandbox)
+    if problem is not None:
+        pytest.skip(problem)

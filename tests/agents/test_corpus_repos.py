@@ -29,7 +29,7 @@ from tests.agents.conftest import (
 )
 from tests.agents.test_runner_review import effect
 from tests.fakes.anthropic import FakeAnthropic, text, tool_use
-from tests.index import unreachable
+from tests.index import skip_without_index
 from workers.agents.environment import Environment, EnvironmentStep, SetupRequest
 from workers.agents.runner import AgentRunner
 from workers.agents.settings import EnvironmentSettings
@@ -81,9 +81,7 @@ assert {c.archive for c in CORPUS} == {p.name for p in REPOS.glob("*.tar.gz")}, 
 
 @pytest.fixture(scope="module")
 def index() -> None:
-    problem = unreachable(make_sandbox(stock_sandbox_settings()))
-    if problem is not None:
-        pytest.skip(problem)
+    skip_without_index()
 
 
 def planted(corpus: Corpus, parent: Path) -> Path:
