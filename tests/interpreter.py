@@ -1,17 +1,23 @@
-"""This Python, made runnable inside the sandbox for the tests and the benchmarks.
+"""This Python, made usable inside the sandbox for the tests and the benchmarks.
 
-The tests run the repositories' own test suites with the bot's virtualenv first on the
-sandbox's PATH (issue 17 gives each task an environment of its own instead). The sandbox
-shows only the system directories, so the virtualenv and every directory its ``python``
-links through (``pyvenv.cfg``'s ``home``, the base interpreter) are bound read-only.
+The agents' commands run inside the task's environment, which the environment step sets
+up (``workers/agents/environment``). Without the package index the tests cannot let it
+install pytest, so they give the step a ``setup_command`` (:func:`offline_setup_command`)
+that adds this interpreter's site-packages, where pytest is, to the environment's virtual
+environment with a ``.pth`` file. The sandbox shows only the system directories, so the
+virtualenv and every directory its ``python`` links through (``pyvenv.cfg``'s ``home``, the
+base interpreter) are bound read-only (:func:`python_paths`).
 """
 
 from __future__ import annotations
 
 import sys
+import sysconfig
 from pathlib import Path
 
 from workers.agents.settings import SandboxSettings
+
+PTH = "agentium-tests.pth"
 
 
 def python_paths(settings: SandboxSettings | None = None) -> tuple[Path, ...]:
@@ -26,3 +32,18 @@ def python_paths(settings: SandboxSettings | None = None) -> tuple[Path, ...]:
     return tuple(
         sorted(p for p in outside if not any(p.is_relative_to(o) and p != o for o in outside))
     )
+
+
+def site_packages() -> Path:
+    return Path(sysconfig.get_paths()["purelib"]).resolve()
+
+
+def offline_setup_command() -> str:
+    """A ``setup_command`` that needs no network: the environment's ``python`` (the virtual
+    environment the step made) gets this interpreter's site-packages on its path."""
+    code = (
+        "import pathlib, sysconfig; "
+        f"pathlib.Path(sysconfig.get_paths()['purelib'], {PTH!r})"
+        f".write_text({str(site_packages()) + chr(10)!r})"
+    )
+    return f'python -c "{code}"'

@@ -19,4 +19,6 @@ def test_readme_example_parses() -> None:
     assert config.limits.max_iterations(WorkPath.SIMPLE, Phase.IMPLEMENT) == 3
     assert config.limits.max_iterations(WorkPath.COMPLEX, Phase.PLAN) == 2
     assert config.test_command == "make test"
+    assert config.setup_command == "pip install -r requirements-dev.txt"
+    assert config.network_for_setup is True
     assert config.budget.max_dollars == 15

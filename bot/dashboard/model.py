@@ -91,6 +91,30 @@ class WorkflowView(BaseModel):
     spend: SpendView = SpendView()
 
 
+class EnvironmentView(BaseModel):
+    """The task's environment step (``EnvironmentOutcome`` on the workers' side)."""
+
+    model_config = _MODEL
+
+    ok: bool = False
+    command: str = ""
+    source: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+    network: bool = True
+    exit_code: int | None = None
+    timed_out: bool = False
+    tail: str = ""
+
+    @property
+    def status(self) -> str:
+        if self.ok:
+            return "ok"
+        if self.timed_out:
+            return "failed: timed out"
+        return "failed" + (f" (exit code {self.exit_code})" if self.exit_code is not None else "")
+
+
 class TaskView(BaseModel):
     """What the dashboard and /metrics need from a stored task; nothing secret."""
 
@@ -106,6 +130,7 @@ class TaskView(BaseModel):
     created_at: datetime | None = None
     updated_at: datetime | None = None
     workflow: WorkflowView = WorkflowView()
+    environment: EnvironmentView | None = None
 
     @property
     def key(self) -> str:

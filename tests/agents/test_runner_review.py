@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tests.agents.conftest import local_git, task_context
 from tests.fakes.anthropic import FakeAnthropic, text, tool_use
+from workers.agents.environment import Environment
 from workers.agents.runner import AgentRunner
 from workers.controller import signals
 from workers.controller.effects import RunAgent, Session
@@ -28,9 +30,13 @@ def effect(role: Role, phase: Phase = Phase.IMPLEMENT, **changes: object) -> Run
 
 
 def test_code_reviewer_sees_diff_tests_and_report_not_tool_noise(
-    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+    fake: FakeAnthropic,
+    runner: AgentRunner,
+    checkout: Path,
+    tmp_path: Path,
+    environment: Environment,
 ) -> None:
-    task = task_context(checkout, tmp_path / "state")
+    task = task_context(checkout, tmp_path / "state", environment=environment)
     fake.push(
         tool_use("run_command", {"command": "echo TOOL-NOISE-0123"}),
         text("Wrote the file. Feedback item 1: addressed."),
@@ -47,6 +53,8 @@ def test_code_reviewer_sees_diff_tests_and_report_not_tool_noise(
     assert "+contains<U+200B> support" in briefing
     assert "complete, " in briefing  # the diff note
     assert "42 passed" in briefing  # the repository's tests ran in the sandbox
+    assert "passed (exit code 0): 42 passed" in briefing  # status and figures
+    assert "environment was set up" in briefing
     assert "Feedback item 1: addressed." in briefing
     assert "TOOL-NOISE-0123" not in str(body)
     assert [t["name"] for t in body["tools"]] == ["list_files", "glob", "read_file", "search"]
@@ -207,3 +215,57 @@ def test_the_reviewer_gets_the_feedback_the_worker_had_to_answer(
     runner.run(effect(Role.REVIEWER, iteration=1), task, local_git(checkout))
     first = fake.requests[-1].json["messages"][0]["content"][1]["text"]
     assert "The feedback the worker had to answer" not in first
+
+
+FAILING = "def test_planted() -> None:\n    assert 1 + 1 == 3\n"
+
+
+def test_the_judge_sees_the_test_counts_the_reviewer_saw(
+    fake: FakeAnthropic,
+    runner: AgentRunner,
+    checkout: Path,
+    tmp_path: Path,
+    environment: Environment,
+) -> None:
+    task = task_context(checkout, tmp_path / "state", environment=environment)
+    (checkout / "testing" / "test_planted.py").write_text(FAILING)
+    local_git(checkout).commit_all("a failing test")
+    fake.push(text("1. test_planted fails."))
+    runner.run(effect(Role.REVIEWER), task, local_git(checkout))
+    review = fake.requests[-1].json["messages"][0]["content"][1]["text"]
+    assert "failed (exit code 1): 1 failed, 42 passed" in review
+    assert "testing/test_planted.py::test_planted" in review
+    fake.push(text("AGENTIUM_EVAL: ITERATE fix test_planted"))
+    judged = task_context(checkout, tmp_path / "state", environment=environment, review="1. x")
+    runner.run(effect(Role.JUDGE), judged, local_git(checkout))
+    variable = fake.requests[-1].json["messages"][0]["content"][1]["text"]
+    assert "## The repository's tests on this iteration" in variable
+    assert "failed (exit code 1): 1 failed, 42 passed" in variable
+    assert "testing/test_planted.py::test_planted" in variable
+    assert "environment was set up" in variable
+
+
+def test_a_failed_environment_is_told_to_the_agents(
+    fake: FakeAnthropic,
+    runner: AgentRunner,
+    checkout: Path,
+    tmp_path: Path,
+    environment: Environment,
+) -> None:
+    failed = replace(
+        environment,
+        outcome=environment.outcome.model_copy(
+            update={"ok": False, "exit_code": 1, "tail": "ERROR: No matching distribution found"}
+        ),
+    )
+    task = task_context(checkout, tmp_path / "state", environment=failed, plan=None)
+    fake.push(text("The plan."))
+    runner.run(effect(Role.WORKER, Phase.PLAN, routing_key="PLAN"), task, local_git(checkout))
+    plan_context = fake.requests[-1].json["messages"][0]["content"][1]["text"]
+    assert "could NOT be set up" in plan_context
+    assert "ERROR: No matching distribution found" in plan_context
+    fake.push(text("1. Looks fine."))
+    runner.run(effect(Role.REVIEWER), task, local_git(checkout))
+    review = fake.requests[-1].json["messages"][0]["content"][1]["text"]
+    assert "could NOT be set up" in review
+    assert "42 passed" in review  # the test command's result says what it says

@@ -10,6 +10,7 @@ import pytest
 
 from tests.agents.conftest import git, local_git, task_context
 from tests.fakes.anthropic import FakeAnthropic, bad_request, text, tool_use
+from workers.agents.environment import Environment
 from workers.agents.runner import AgentRunner
 from workers.agents.sandbox import NOT_SANDBOXED
 from workers.controller.effects import RunAgent, Session, TaskPointer
@@ -51,8 +52,14 @@ def implement(iteration: int = 1, **changes: object) -> RunAgent:
 
 
 def test_worker_edits_runs_tests_and_the_diff_is_the_scripted_one(
-    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+    fake: FakeAnthropic,
+    runner: AgentRunner,
+    checkout: Path,
+    tmp_path: Path,
+    environment: Environment,
 ) -> None:
+    """The sandbox's PATH is the stock one (no ``python``): the tests run because the
+    command runs inside the environment the environment step set up."""
     fake.push(
         tool_use("read_file", {"path": "src/iniconfig/__init__.py", "start_line": 85}),
         tool_use(
@@ -62,7 +69,7 @@ def test_worker_edits_runs_tests_and_the_diff_is_the_scripted_one(
         tool_use("run_command", {"command": TESTS}),
         text("Added SectionWrapper.__contains__ and a test; 43 tests pass."),
     )
-    task = task_context(checkout, tmp_path / "state")
+    task = task_context(checkout, tmp_path / "state", environment=environment)
     outcome = runner.run(implement(), task, local_git(checkout))
 
     assert outcome == WorkerDone(

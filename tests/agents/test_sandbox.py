@@ -6,31 +6,14 @@ The escapes an attacker would try (as root and as an ordinary user) are in
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.agents.conftest import needs_bwrap
+from tests.agents.conftest import CONNECT, SECRETS, needs_bwrap
 from workers.agents.sandbox import NOT_SANDBOXED, Sandbox, scrubbed_env
 from workers.agents.settings import SandboxSettings
-
-SECRETS = {
-    "PRIVATE_KEY": "-----BEGIN RSA PRIVATE KEY-----abc",
-    "ANTHROPIC_API_KEY": "sk-ant-secret",
-    "GITHUB_TOKEN": "ghs_secret",
-    "WEBHOOK_SECRET": "hook-secret",
-    "REDIS_URL": "redis://:pw@localhost:6379/0",
-}
-
-
-@pytest.fixture
-def secrets_in_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in SECRETS.items():
-        monkeypatch.setenv(name, value)
 
 
 @pytest.mark.usefixtures("secrets_in_environment")
@@ -51,36 +34,6 @@ def test_environment_shows_no_secret(sandbox: Sandbox, checkout: Path, isolated:
 def test_secret_like_names_never_pass_the_allow_list() -> None:
     settings = SandboxSettings(env={"MY_API_KEY": "x", "NPM_TOKEN": "y", "LANG": "C"})
     assert scrubbed_env(settings, "/tmp") == {"PATH": settings.path, "HOME": "/tmp", "LANG": "C"}
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    """A TCP server on loopback that a process outside the sandbox can reach."""
-    server = socket.create_server(("127.0.0.1", 0))
-    port = server.getsockname()[1]
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                connection, _ = server.accept()
-            except TimeoutError:
-                continue
-            connection.close()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield port
-    stop.set()
-    thread.join()
-    server.close()
-
-
-CONNECT = (
-    'python -c "import socket; '
-    "socket.create_connection(('127.0.0.1', {port}), timeout=3); print('connected')\""
-)
 
 
 @needs_bwrap

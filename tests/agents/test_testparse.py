@@ -61,3 +61,13 @@ def test_comparison_with_the_baseline() -> None:
     )
     assert "Newly failing (passed at the base commit): `c`" in found.describe()
     assert compare(later, later).newly_failing == ()
+
+
+def test_pytest_9_subtests_in_the_summary_line() -> None:
+    """python-slugify's suite (tests/corpus/repos/) reports subtests on the same line."""
+    line = "\x1b[31m18 failed\x1b[0m, 131 passed, 5 skipped, 143 subtests passed in 1.30s\n"
+    run = parse_test_output("pytest", 1, f"FAILED tests/test_a.py::test_x - boom\n{line}")
+    assert (run.failed, run.passed, run.skipped) == (18, 131, 5)
+    assert run.failing == ("tests/test_a.py::test_x",)
+    fixed = parse_test_output("pytest", 0, "140 passed, 5 skipped, 152 subtests passed in 3.7s")
+    assert (fixed.passed, fixed.failed) == (140, None)

@@ -18,6 +18,7 @@ from tests.dashboard.stored import (
     store_examples,
 )
 from tests.support import SECRET
+from workers.agents.environment import EnvironmentOutcome
 from workers.github.marks import TaskMarks
 
 
@@ -139,3 +140,28 @@ def test_no_secret_is_shown(redis_client: redis.Redis, make_client: MakeClient) 
     for path in ("/tasks", "/tasks/octo-org/widgets/22", "/metrics"):
         text = client.get(path, headers=auth).text
         assert TOKEN not in text and SECRET not in text
+
+
+def test_the_task_page_shows_the_environment_step(
+    redis_client: redis.Redis, local: TestClient
+) -> None:
+    failed = EnvironmentOutcome(
+        ok=False, command="python -m pip install -e '.[test]'", source="detected: python",
+        seconds=12.34, exit_code=1, tail="ERROR: <b>No matching distribution</b>",
+        network=True, kinds=("python",),
+    )  # fmt: skip
+    good = failed.model_copy(update={"ok": True, "cached": True, "exit_code": 0, "tail": ""})
+    store(
+        redis_client,
+        record("a/b", 1, finished("nothing-to-do"), environment=failed),
+        record("a/b", 2, finished("nothing-to-do"), environment=good),
+        record("a/b", 3, finished("nothing-to-do")),
+    )
+    html = local.get("/tasks/a/b/1").text
+    assert "failed (exit code 1) in 12.3 s" in html
+    assert "python -m pip install -e &#39;.[test]&#39;" in html and "detected: python" in html
+    assert "ERROR: &lt;b&gt;No matching distribution&lt;/b&gt;" in html  # escaped
+    page = local.get("/tasks/a/b/2").text
+    assert "ok in 12.3 s" in page and "from the worker's cache" in page
+    assert "The end of its log" not in page
+    assert "<dt>Environment</dt>" not in local.get("/tasks/a/b/3").text

@@ -28,6 +28,7 @@ import redis
 from rq import Queue
 from rq.registry import FailedJobRegistry
 
+from tests.e2e.environments import OFFLINE_SETTINGS, SETTINGS, share_environments
 from tests.e2e.model import ScriptedModel
 from tests.e2e.multitask import issue_of
 from tests.fakes.anthropic import FakeAnthropic
@@ -70,6 +71,7 @@ class Harness:
     port: int = 0
     extra_files: dict[str, str] = field(default_factory=dict)  # added to the repository
     settings: dict[str, str] = field(default_factory=dict)  # more environment, every process
+    settings_file: str | None = OFFLINE_SETTINGS  # the repository's SETTINGS, unless extra_files
 
     # starting and stopping
 
@@ -80,7 +82,9 @@ class Harness:
             app_id=APP_ID, public_key_pem=keys.public_pem, clock=SystemClock(), root=self.root
         ).start()
         self.github.add_installation(INSTALLATION)
-        self.github.add_repo(REPO, files=iniconfig_files() | self.extra_files)
+        settings = {SETTINGS: self.settings_file} if self.settings_file else {}
+        self.github.add_repo(REPO, files=iniconfig_files() | settings | self.extra_files)
+        share_environments(self.root / "data")
         self.github.set_role(REPO, MAINTAINER, "admin")
         self.llm = FakeAnthropic(api_key=LLM_KEY).start()
         self.llm.task_of = issue_of  # requests in flight are counted per issue

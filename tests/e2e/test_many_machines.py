@@ -102,5 +102,10 @@ def test_alternate_workers_end_like_one(tmp_path: Path) -> None:
         tmp_path / "alternating" / m / "data" / "workspaces" for m in ("machine-a", "machine-b")
     ]
     assert all(path.exists() for path in workspaces), "both machines had a checkout"
+    environments = [
+        list((tmp_path / "alternating" / m / "data" / "envs").glob("*/*/outcome.json"))
+        for m in ("machine-a", "machine-b")
+    ]
+    assert all(len(found) == 1 for found in environments), "each set one up, once"
     assert alternating == single
     assert single["status"] is TaskStatus.FINISHED and single["draft"] is True

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.environments import OFFLINE_SETTINGS
 from tests.e2e.harness import REPO, Harness
 from workers.tasks.record import TaskStatus
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 pytestmark = pytest.mark.slow
 
-CUSTOM = "trigger_label: ai-task\nlimits:\n  SIMPLE:\n    IMPLEMENT: 1\n"
+CUSTOM = "trigger_label: ai-task\nlimits:\n  SIMPLE:\n    IMPLEMENT: 1\n" + OFFLINE_SETTINGS
 BROKEN = "limits:\n  SIMPLE:\n    PLAN: 99\nsurprise: true\n"
 
 

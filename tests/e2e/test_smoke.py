@@ -26,3 +26,8 @@ def test_issue_42_ends_ready_for_review(tmp_path: Path) -> None:
         assert bot.github is not None
         pull = bot.github.repo(REPO).pulls[record.pr_number]
         assert pull.draft is False
+        # The environment step ran before PLAN (here the repository's offline command).
+        assert record.environment is not None and record.environment.ok
+        assert record.environment.source == "configured"
+        status = [c.body for c in bot.github.repo(REPO).comments.values() if "status" in c.body]
+        assert any("| Environment | ok in " in body for body in status), status

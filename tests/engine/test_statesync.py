@@ -1,11 +1,12 @@
 import io
+import os
 import tarfile
 from pathlib import Path
 
 import pytest
 import redis
 
-from workers.engine.statesync import StateSync, pack, unpack
+from workers.engine.statesync import StateSync, extract_safely, pack, unpack
 
 
 def test_state_moves_between_workers(redis_client: redis.Redis, tmp_path: Path) -> None:
@@ -67,3 +68,17 @@ def test_an_archive_with_a_way_out_is_refused(tmp_path: Path) -> None:
     with pytest.raises(tarfile.TarError):
         unpack(buffer.getvalue(), tmp_path / "state")
     assert not (tmp_path / "outside.txt").exists()
+
+
+def test_unpacked_files_belong_to_the_worker_not_to_the_archive(tmp_path: Path) -> None:
+    """As root, Python before 3.11.4 would give them the archive's owner (git then refuses
+    a checkout whose files another user owns)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        info = tarfile.TarInfo("repo/file.txt")
+        info.size, info.uid, info.gid, info.uname = 2, 4242, 4242, "someone"
+        archive.addfile(info, io.BytesIO(b"hi"))
+    buffer.seek(0)
+    with tarfile.open(fileobj=buffer) as archive:
+        extract_safely(archive, tmp_path / "out")
+    assert (tmp_path / "out" / "repo" / "file.txt").stat().st_uid == os.getuid()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents.conftest import git, make_checkout
+from tests.e2e.environments import OFFLINE_SETTINGS, share_environments
 from tests.e2e.model import ScriptedModel
 from tests.fakes.anthropic import FakeAnthropic
 
@@ -19,7 +20,14 @@ BRANCH = "agentium/local-support-in-on-sections"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return make_checkout(tmp_path / "repos")
+    """iniconfig, with settings that let the environment step run without the index."""
+    checkout = make_checkout(tmp_path / "repos")
+    (checkout / ".github" / "agentium.yml").write_text(OFFLINE_SETTINGS)
+    git(checkout, "add", "-A")
+    git(
+        checkout, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "settings"
+    )
+    return checkout
 
 
 @pytest.fixture
@@ -51,6 +59,7 @@ def env(tmp_path: Path, llm: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> 
     }
     workdir = tmp_path / "cwd"
     workdir.mkdir()
+    share_environments(tmp_path / "data")
     monkeypatch.chdir(workdir)
     for name, value in values.items():
         monkeypatch.setenv(name, value)

@@ -42,6 +42,8 @@ def test_complex_issue_ends_ready_on_a_new_branch(
     ]
     assert "── Plan (comment on the issue) ──\n    creates plan" in out
     assert "Assessor verdict: COMPLEX" in out
+    assert "Environment: ok in " in out and "(configured)" in out  # before PLAN
+    assert out.index("Environment: ok") < out.index("Assessor verdict")
     assert "PLAN iteration 1: judge says ADVANCE → advance (comment on the issue)" in out
     assert "Reviewer feedback:\n        provides feedback on the code" in out
     assert "DOCS iteration 1: judge says ADVANCE → advance (comment on the PR)" in out

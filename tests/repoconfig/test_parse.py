@@ -103,6 +103,14 @@ def test_test_command_overrides(defaults: RepoConfigDefaults) -> None:
     assert config.test_command == "tox -e py311"
 
 
+def test_the_setup_command_and_its_network(defaults: RepoConfigDefaults) -> None:
+    config = parse_repo_config("setup_command: make deps\nsetup_network: false\n", defaults)
+    assert (config.setup_command, config.setup_network) == ("make deps", False)
+    assert config.network_for_setup is False
+    detected = parse_repo_config("test_command: make\n", defaults)
+    assert (detected.setup_command, detected.network_for_setup) == (None, True)
+
+
 def test_routing_overrides_are_laid_over_the_defaults(defaults: RepoConfigDefaults) -> None:
     text = "routing:\n  PLAN: {model: big}\n  REVIEW: {adapter: scripted}\n"
     config = parse_repo_config(text, defaults)
@@ -171,6 +179,9 @@ def test_unknown_keys(
         ("limits:\n  SIMPLE:\n    DOCS: yes\n", "limits.SIMPLE.DOCS", 3, "expected an integer"),
         ("budgets:\n  max_dollars: ten\n", "budgets.max_dollars", 2, "expected a number"),
         ("routing: [PLAN]\n", "routing", 1, "expected a mapping (key: value), got a list"),
+        ("setup_network: 'no'\n", "setup_network", 1, "expected true or false"),
+        ("setup_network: 0\n", "setup_network", 1, "expected true or false"),
+        ("setup_command: ''\n", "setup_command", 1, "must not be empty"),
     ],
 )
 def test_bad_types(

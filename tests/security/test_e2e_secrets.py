@@ -11,6 +11,7 @@ request the fake Anthropic server received (the tool results included).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,7 +128,9 @@ def test_the_task_finished_and_the_injection_ran(run: Run) -> None:
 def test_commands_see_a_scrubbed_environment(run: Run) -> None:
     bot, _, _ = run
     for text in injected(bot):
-        assert "PATH=/usr/local/bin:/usr/bin:/bin" in text and "HOME=/tmp" in text
+        # The sandbox's PATH, after the bin/ of the task's environment (the environment step).
+        assert re.search(r"PATH=/\S+/venv/bin:/usr/local/bin:/usr/bin:/bin\\n", text)
+        assert "HOME=/tmp" in text
         for name in ("PRIVATE_KEY", "WEBHOOK_SECRET", "ANTHROPIC", "REDIS_URL", "APP_ID"):
             assert name not in text, name
 

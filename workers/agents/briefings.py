@@ -13,6 +13,7 @@ is the last.
 from __future__ import annotations
 
 from workers.agents.context import Conversation, briefing, capped
+from workers.agents.envnote import environment_note
 from workers.agents.prompts import Prompts
 from workers.agents.roles import PHASE_GOALS
 from workers.agents.settings import ContextSettings
@@ -72,6 +73,7 @@ class ReviewPrompts:
             diff=quoted("the diff", shown) if diff.strip() else "",
             diff_note=note,
             tests=tail_capped(tests, self.settings.test_output_chars) if tests else "",
+            environment=environment_note(self.prompts, task.environment, detail=False),
             worker_report=quoted("the worker", report) if report.strip() else "",
             previous_feedback=quoted("earlier feedback", earlier) if earlier.strip() else "",
             previous_iteration=effect.iteration - 1,
@@ -102,6 +104,8 @@ class ReviewPrompts:
             phase_goal=PHASE_GOALS[effect.phase],
             last_iteration=effect.last_iteration,
             directives=self._directives(effect, files),
+            tests=files.tests_seen(effect.phase, effect.iteration),
+            environment=environment_note(self.prompts, task.environment, detail=False),
             review=quoted("the reviewer", review or "(the reviewer wrote nothing)"),
         )
         return Conversation(self.prompts.render("judge.system"), (briefing(stable, variable),))

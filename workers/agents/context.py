@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from workers.agents.envnote import environment_note
 from workers.agents.llm import Message, Text
 from workers.agents.prompts import Prompts
 from workers.agents.settings import ContextSettings
@@ -205,6 +206,7 @@ class WorkerPrompts:
             "phase_instructions": self.prompts.render(effect.phase.value.lower()),
             "summaries": phase_summaries(files, effect.phase),
             "memory": remembered,
+            "environment": environment_note(self.prompts, task.environment, detail=True),
             "comments": [quoted("a comment", strip_hidden(c)) for c in task.comments],
             "issue_number": task.issue_number,
             "issue_title": strip_hidden(task.issue_title).strip(),

@@ -35,6 +35,7 @@ from workers.agents.stuck import escalation_model
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.agents.testcmd import resolve_test_command
+from workers.agents.testreport import describe, run_of
 from workers.agents.tools import ToolAccess, ToolBox
 from workers.agents.untrusted import quoted
 from workers.agents.window import Window
@@ -173,7 +174,7 @@ class AgentRunner:
         writes = access is ToolAccess.WRITE
         scratch = (run.files.scratch(),) if writes else ()
         workspace = Workspace(run.task.checkout, readable=(run.task.state_dir,), writable=scratch)
-        sandbox = self.deps.sandbox if writes else None
+        sandbox = self.sandbox(run.task) if writes else None
         chars = self.deps.settings.context.tool_output_chars
         return ToolBox(workspace, sandbox, access, max_chars=chars)
 
@@ -185,7 +186,7 @@ class AgentRunner:
             return self.workers.conversation(effect, task, files)
         if run.spec.role is Role.REVIEWER:
             diff = "" if effect.phase is Phase.PLAN else run.git.diff(task.base_sha)
-            tests = self.run_tests(task) if effect.phase is Phase.IMPLEMENT else ""
+            tests = self.review_tests(run) if effect.phase is Phase.IMPLEMENT else ""
             return self.reviews.reviewer(effect, task, files, diff, tests)
         if run.spec.role is Role.JUDGE:
             earlier = files.load_session("judge") if effect.reask else None
@@ -196,17 +197,36 @@ class AgentRunner:
             return self.reviews.judge(effect, task, files)
         return self.reviews.assessor(effect, task)
 
+    def sandbox(self, task: TaskContext) -> Sandbox:
+        """Where the task's commands run: the sandbox, inside the task's environment."""
+        sandbox, environment = self.deps.sandbox, task.environment
+        return sandbox if environment is None else environment.confine(sandbox, task.checkout)
+
+    def review_tests(self, run: _Run) -> str:
+        """The test command's result for the reviewer; its status and figures are kept for
+        the judge of the same iteration."""
+        text, line = self.test_run(run.task)
+        run.files.record_tests(run.effect.phase, run.effect.iteration, line)
+        return text
+
     def run_tests(self, task: TaskContext) -> str:
         """The repository's test command, run in the sandbox, as the reviewer sees it."""
+        return self.test_run(task)[0]
+
+    def test_run(self, task: TaskContext) -> tuple[str, str]:
+        """The reviewer's text and the judge's: the status and figures (and the output)."""
         command = resolve_test_command(task.checkout, task.test_command)
         if command is None:
-            return "No test command is configured in the repository's settings or detectable."
-        result = self.deps.sandbox.run(command, task.checkout)
+            none = "No test command is configured in the repository's settings or detectable."
+            return none, none
+        result = self.sandbox(task).run(command, task.checkout)
+        line = describe(run_of(command, result))
         shown = result.describe()
         if result.exit_code == 0:
             tail = "\n".join(shown.splitlines()[-PASSING_LINES:])
             shown = f"[passed: exit code 0; only the last {PASSING_LINES} lines are shown]\n{tail}"
-        return f"`{command}`\n\n" + quoted("the test command's output", shown)
+        output = quoted("the test command's output", shown)
+        return f"{line}\n\nIts output:\n\n{output}", line
 
     def _finish(self, run: _Run, result: LoopResult) -> Outcome:
         effect, text = run.effect, result.final_text

@@ -78,6 +78,20 @@ class SandboxSettings(BaseModel):
     run_as: HostIdentity = HostIdentity()
 
 
+class EnvironmentSettings(BaseModel):
+    """The environment step (``workers/agents/environment``): how long the setup may run,
+    how much of its output is kept (and how much of its end the agents and people see),
+    whether it has the network unless a repository says otherwise, and how many
+    environments of one repository a worker keeps on its disk."""
+
+    model_config = _STRICT
+    timeout_seconds: PositiveFloat = 900.0
+    output_cap_bytes: PositiveInt = 262_144
+    tail_chars: PositiveInt = 3000
+    network: bool = True
+    keep_per_repo: PositiveInt = 3
+
+
 class ContextSettings(BaseModel):
     model_config = _STRICT
     tool_output_chars: PositiveInt = 20_000
@@ -155,6 +169,7 @@ class AgentSettings(BaseModel):
     budget: BudgetSettings = BudgetSettings()
     retry: RetrySettings = RetrySettings()
     sandbox: SandboxSettings = SandboxSettings()
+    environment: EnvironmentSettings = EnvironmentSettings()
     context: ContextSettings = ContextSettings()
     stuck: StuckSettings = StuckSettings()
     escalation: EscalationSettings = EscalationSettings()

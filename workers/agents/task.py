@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers.agents.environment import Environment
 from workers.controller.limits import DEFAULT_PRIORITIES, WorkflowConfig
 from workers.controller.memory import Memory, MemoryType
 from workers.controller.state import WorkflowState
@@ -19,6 +20,8 @@ class TaskContext:
     ``checkout`` is the repository's working tree; ``state_dir`` a private directory of
     the task outside it (see :mod:`workers.agents.taskfiles`). ``base_sha`` is the commit
     the task's branch starts from (diffs for the reviewer are taken against it).
+    ``environment`` is what the environment step set up: the agents' commands and the test
+    command run inside it (None: the sandbox as it is).
     """
 
     issue_number: int
@@ -35,6 +38,7 @@ class TaskContext:
     comments: tuple[str, ...] = ()
     test_command: str | None = None
     issue_file: str | None = None  # `agentium local`: the file the issue was read from
+    environment: Environment | None = None
 
     @property
     def issue_ref(self) -> str:
@@ -56,6 +60,7 @@ class TaskContext:
         comments: tuple[str, ...] = (),
         test_command: str | None = None,
         issue_file: str | None = None,
+        environment: Environment | None = None,
     ) -> TaskContext:
         return cls(
             issue_number=issue_number,
@@ -72,4 +77,5 @@ class TaskContext:
             comments=comments,
             test_command=test_command,
             issue_file=issue_file,
+            environment=environment,
         )

@@ -14,6 +14,7 @@ STATE/phases/<PHASE>/summary.md     the same, as the prompts show it
 STATE/phases/<PHASE>/feedback-N.md  reviewer + judge feedback on iteration N
 STATE/phases/<PHASE>/judge-N.md     the judge's own answer on iteration N
 STATE/phases/<PHASE>/worker-N.md    the worker's reports of iteration N
+STATE/phases/<PHASE>/tests-N.md     the test command's result the reviewer saw, in one line
 """
 
 from __future__ import annotations
@@ -118,6 +119,13 @@ class TaskFiles:
             for n, path in self.numbered(phase, "judge")
             if n < before
         ]
+
+    def record_tests(self, phase: Phase, iteration: int, line: str) -> None:
+        _write(self.phase_dir(phase) / f"tests-{iteration}.md", line.strip() + "\n")
+
+    def tests_seen(self, phase: Phase, iteration: int) -> str:
+        path = self.phase_dir(phase) / f"tests-{iteration}.md"
+        return path.read_text(encoding="utf-8").strip() if path.exists() else ""
 
     def add_worker_report(self, phase: Phase, iteration: int, text: str, *, fresh: bool) -> None:
         path = self.phase_dir(phase) / f"worker-{iteration}.md"

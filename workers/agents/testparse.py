@@ -17,7 +17,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _COUNT = r"(\d+) (?:{})"
 
 # pytest: "=== 2 failed, 10 passed, 1 skipped in 0.51s ===" / "FAILED tests/t.py::test_x - ..."
-_PYTEST_SUMMARY = re.compile(r"^=*\s*((?:\d+ \w+(?:, )?)+) in [\d.]+s", re.MULTILINE)
+# (pytest 9 adds "143 subtests passed" to the line)
+_PYTEST_SUMMARY = re.compile(r"^=*\s*((?:\d+ \w+(?: \w+)?(?:, )?)+) in [\d.]+s", re.MULTILINE)
 _PYTEST_FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+|\S+\.py)(?: - |$)", re.MULTILINE)
 # Jest: "Tests:       1 failed, 5 passed, 6 total" / "  ● Suite <sep> test name"
 JEST_SEPARATOR = "\u203a"  # the angle quote Jest puts between a suite and a test

@@ -19,6 +19,7 @@ from workers.controller.errors import OutcomeMismatch
 from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
+from workers.engine.environment import environment_line, set_up
 from workers.engine.repo_settings import config_text_at, effective_config
 from workers.engine.reviews import as_review, reviews_waiting
 from workers.engine.session import TaskSession, open_session
@@ -104,6 +105,7 @@ class Driver:
         self.config = defaults_only(rt.config_defaults)
         if self.record.workflow.started:
             self.config = effective_config(rt.config_defaults, self.record.repo_config)
+        session.effects.environment = environment_line(self.record.environment)
 
     def run(self) -> str:
         if not self.record.workflow.started and not self.begin():
@@ -121,12 +123,15 @@ class Driver:
         return f"ran_{effect.role.value.lower()}"
 
     def prepare(self) -> None:
-        """The checkout at the task's last pushed commit and its state files, on any worker."""
+        """The checkout at the task's last pushed commit, its state files and its
+        environment (from this worker's cache, or set up now), on any worker."""
         workspace, head = self.session.workspace, self.record.head_sha
         workspace.prepare()
         if head is not None:
             workspace.sync_to(head)
         self.session.files.restore()
+        if self.session.environment is None:
+            set_up(self.rt, self.session, self.config)
 
     @property
     def active(self) -> bool:
@@ -150,6 +155,7 @@ class Driver:
         if not self.configure():
             return False
         session.effects.start()
+        set_up(self.rt, session, self.config)  # before PLAN: its outcome is in the status
         self.apply(Start())
         return True
 

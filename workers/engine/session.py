@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from workers.agents.budget import load_ledger
+from workers.agents.environment import Environment
 from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
@@ -38,6 +39,7 @@ class TaskSession:
     state_dir: Path
     files: StateSync
     lease: Lease
+    environment: Environment | None = None  # set up by the driver before an agent runs
 
     def checkout(self) -> LocalGit:
         return self.workspace.checkout()
@@ -71,6 +73,7 @@ class TaskSession:
             state_dir=self.state_dir,
             base_sha=record.base_sha,
             test_command=config.test_command,
+            environment=self.environment,
         )
 
 

@@ -80,9 +80,10 @@ def unpack(data: bytes, root: Path) -> None:
 
 
 def extract_safely(archive: tarfile.TarFile, root: Path) -> None:
-    """Regular files and directories only, each inside ``root``: no absolute paths, no
-    ``..``, no links or devices (Python's "data" filter where it has one; 3.11 before
-    3.11.4, as Debian 12 ships it, does not)."""
+    """Regular files and directories only, each inside ``root``, owned by whoever extracts
+    them: no absolute paths, no ``..``, no links or devices, no owner taken from the archive
+    (Python's "data" filter where it has one; 3.11 before 3.11.4, as Debian 12 ships it,
+    does not)."""
     if hasattr(tarfile, "data_filter"):
         archive.extractall(root, filter="data")
         return
@@ -91,6 +92,7 @@ def extract_safely(archive: tarfile.TarFile, root: Path) -> None:
         target = (top / member.name).resolve()
         if not (member.isfile() or member.isdir()) or not target.is_relative_to(top):
             raise tarfile.TarError(f"refused archive member {member.name!r}")
+        member.uid, member.gid, member.uname, member.gname = os.getuid(), os.getgid(), "", ""
     archive.extractall(root)  # noqa: S202 (every member checked above)
 
 

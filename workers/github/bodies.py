@@ -7,13 +7,26 @@ Bodies are cut to GitHub's 65,536-character cap with a note and a pointer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from workers.controller.phases import Phase
 from workers.controller.state import Override, WorkflowState
 
 MAX_BODY_CHARS = 65_536
 HISTORY_LINES = 20
+LOG_CHARS = 2000
+_FENCE_RE = re.compile(r"`{3,}")
+
+
+@dataclass(frozen=True)
+class EnvironmentLine:
+    """The task's environment step, as the status comment shows it: ``line`` (ok or
+    failed, seconds, what ran) and, for a failed setup, the end of its ``log``."""
+
+    line: str
+    log: str = ""
 
 
 def marker(name: str) -> str:
@@ -35,7 +48,12 @@ def _of(state: WorkflowState) -> int:
     return 0
 
 
-def status_body(state: WorkflowState, pr_url: str | None = None, spend: str = "") -> str:
+def status_body(
+    state: WorkflowState,
+    pr_url: str | None = None,
+    spend: str = "",
+    environment: EnvironmentLine | None = None,
+) -> str:
     if state.phase.is_terminal:
         headline = f"{state.phase}" + (f": {state.end_reason}" if state.end_reason else "")
     else:
@@ -47,6 +65,8 @@ def status_body(state: WorkflowState, pr_url: str | None = None, spend: str = ""
         ("Pull request", pr_url or "not opened yet"),
         ("Verdicts", _verdicts(state) or "none yet"),
     ]
+    if environment is not None:
+        rows.append(("Environment", environment.line))
     if spend:
         rows.append(("Spend", spend))
     if state.controller_overrode:
@@ -58,6 +78,19 @@ def status_body(state: WorkflowState, pr_url: str | None = None, spend: str = ""
     return (
         f"{marker('status')}\n### agentium status\n\n| | |\n|---|---|\n{table}\n\n"
         f"<details><summary>History</summary>\n\n{history or '- started'}\n\n</details>\n"
+        f"{_setup_log(environment)}"
+    )
+
+
+def _setup_log(environment: EnvironmentLine | None) -> str:
+    """A failed setup's log end, fenced (the log is the repository's text, not markdown)."""
+    if environment is None or not environment.log.strip():
+        return ""
+    log = environment.log[-LOG_CHARS:]
+    fence = "`" * max(3, 1 + max((len(m) for m in _FENCE_RE.findall(log)), default=0))
+    return (
+        "\n<details><summary>Environment setup log (its end)</summary>\n\n"
+        f"{fence}text\n{log.rstrip()}\n{fence}\n\n</details>\n"
     )
 
 

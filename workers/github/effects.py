@@ -86,6 +86,7 @@ class GitHubEffects:
         self._ref = task.ref
         self._workspace = workspace
         self.marks = TaskMarks(redis, task.ref.key)
+        self.environment: bodies.EnvironmentLine | None = None  # the status comment's row
 
     @property
     def pr_number(self) -> int | None:
@@ -137,7 +138,8 @@ class GitHubEffects:
     def _comment(self, effect: PostComment, state: WorkflowState) -> None:
         run, kind = self._run(state), effect.kind
         if kind is CommentKind.STATUS:
-            body = bodies.status_body(state, self.marks.get(keys.MARK_PR_URL))
+            pr_url = self.marks.get(keys.MARK_PR_URL)
+            body = bodies.status_body(state, pr_url, environment=self.environment)
             upsert(self._gh, self._ref, "status", body, self.marks)
             return
         where = self._target(effect.target)

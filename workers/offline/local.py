@@ -9,8 +9,9 @@ repository's HEAD in a worktree under ``DATA_DIR``; the person's own working tre
 branches are not touched and nothing is pushed. The issue file's first markdown heading is
 the title, the rest the body. The repository's ``.github/agentium.yml`` at HEAD applies;
 ``--scenario`` takes the workflow limits from a scenario file's ``settings`` (as
-``agentium simulate`` does). GitHub effects are printed: the plan, each iteration's reviewer
-feedback and judge verdict, the outcome, and the branch's commits.
+``agentium simulate`` does). Before the agents, the environment step sets up the repository's
+dependencies as on a worker (``DATA_DIR/envs``). GitHub effects are printed: the plan, each
+iteration's reviewer feedback and judge verdict, the outcome, and the branch's commits.
 
 Exit status: 0 the task ended (ready, NOMERGE or nothing to do), 1 BLOCKED, 2 it could not
 start (missing key, not a repository, dirty tree, bad issue file or settings, no working
@@ -29,6 +30,7 @@ from typing import TextIO
 
 from config.settings import Settings, SettingsError, load_settings
 from workers.agents.budget import load_ledger
+from workers.agents.environment import Environment, EnvironmentStep, SetupRequest
 from workers.agents.runner import AgentRunner
 from workers.agents.sandbox import SandboxUnavailable
 from workers.agents.task import TaskContext
@@ -88,6 +90,8 @@ class LocalTask:
     state_dir: Path
     config: EffectiveConfig
     runner: AgentRunner
+    envs: Path  # DATA_DIR/envs: the environments' cache, shared with workers on this machine
+    environment: Environment | None = None
 
     def context(self, state: WorkflowState) -> TaskContext:
         return TaskContext.from_state(
@@ -101,6 +105,7 @@ class LocalTask:
             base_sha=self.branch.base,
             test_command=self.config.test_command,
             issue_file=self.issue_name,
+            environment=self.environment,
         )
 
     def checkout(self) -> LocalGit:
@@ -192,7 +197,25 @@ def prepare(args: argparse.Namespace, settings: Settings) -> LocalTask:
     home.mkdir(parents=True, exist_ok=True)
     branch = LocalBranch(repo, name, base, folder / "checkout")
     repo.add_worktree(branch.checkout, name, base)
-    return LocalTask(issue, args.issue_file.name, branch, folder / "state", config, runner)
+    envs = settings.data_dir.expanduser().resolve() / "envs"
+    return LocalTask(issue, args.issue_file.name, branch, folder / "state", config, runner, envs)
+
+
+def set_up_environment(task: LocalTask) -> LocalTask:
+    """The environment step, as a worker runs it before PLAN (docs/design.md §10)."""
+    branch, config = task.branch, task.config
+    setup = EnvironmentStep(
+        task.runner.deps.sandbox, branch.repo.git, task.envs, config.agents.environment
+    )
+    request = SetupRequest(
+        repo=f"local/{branch.repo.root.name}",
+        checkout=branch.checkout,
+        base_sha=branch.base,
+        command=config.setup_command,
+        network=config.network_for_setup,
+        task=branch.name,
+    )
+    return replace(task, environment=setup.ensure(request))
 
 
 def drive(task: LocalTask, printer: EffectsPrinter) -> WorkflowState:
@@ -227,6 +250,9 @@ def run(task: LocalTask, out: TextIO) -> int:
     printer = EffectsPrinter(out, task.branch)
     introduce(task, printer)
     try:
+        task = set_up_environment(task)
+        assert task.environment is not None
+        printer.say(f"Environment: {task.environment.outcome.line()}", "")
         state = drive(task, printer)
     except KeyboardInterrupt:
         printer.say("", "Interrupted.", task.branch.describe())

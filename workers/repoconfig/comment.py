@@ -16,6 +16,9 @@ EXPECTED = (
     f"`DOCS` (whole numbers, 1 to {MAX_ITERATIONS}), and `eval_no_signal_limit` "
     f"(0 to {MAX_NO_SIGNAL})",
     "- `test_command`: the shell command that runs the tests (text), or `null` to let me detect it",
+    "- `setup_command`: the shell command that installs the dependencies (text), or `null` to "
+    "let me detect it",
+    "- `setup_network`: whether that command has the network (`true` or `false`)",
     "- `routing`: per routing key (`PLAN`, `IMPLEMENT_REVIEW`, `JUDGE`, ...) an `adapter` "
     "and/or a `model`",
     "- `budgets`: per task `max_tokens`, `max_dollars`, `max_seconds` (positive numbers)",

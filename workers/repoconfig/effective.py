@@ -33,8 +33,10 @@ class EffectiveConfig:
     """The settings of one repository: its file (if any) merged over the defaults.
 
     ``test_command`` None means: detect it from the checkout
-    (:func:`workers.agents.testcmd.resolve_test_command`). ``from_file`` tells whether the
-    repository has a ``.github/agentium.yml``.
+    (:func:`workers.agents.testcmd.resolve_test_command`); ``setup_command`` None: detect
+    it too (:mod:`workers.agents.environment.detect`). ``setup_network`` None takes
+    ``agents.environment.network``. ``from_file`` tells whether the repository has a
+    ``.github/agentium.yml``.
     """
 
     trigger_label: str
@@ -43,6 +45,8 @@ class EffectiveConfig:
     routing: Routing
     test_command: str | None = None
     from_file: bool = False
+    setup_command: str | None = None
+    setup_network: bool | None = None
 
     @property
     def limits(self) -> Limits:
@@ -51,6 +55,11 @@ class EffectiveConfig:
     @property
     def budget(self) -> BudgetSettings:
         return self.agents.budget
+
+    @property
+    def network_for_setup(self) -> bool:
+        network = self.setup_network
+        return self.agents.environment.network if network is None else network
 
 
 def load_repo_config_defaults(adapters: Collection[str] = DEFAULT_ADAPTERS) -> RepoConfigDefaults:

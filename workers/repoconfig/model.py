@@ -117,6 +117,19 @@ class RepoConfig(BaseModel):
         default=None,
         description="Shell command that runs the tests; null or absent = detect it.",
     )
+    setup_command: Command | None = Field(
+        default=None,
+        description=(
+            "Shell command that installs the dependencies before the agents run (in the "
+            "sandbox, in a virtual environment, without secrets); null or absent = detect it."
+        ),
+    )
+    setup_network: bool | None = Field(
+        default=None,
+        description=(
+            "Whether the setup command has the network (only it: the agents' commands never do)."
+        ),
+    )
     routing: dict[str, Any] | None = Field(
         default=None,
         description=(

@@ -38,6 +38,7 @@ from workers.repoconfig.yamlnodes import KeyLines, key_lines
 _EXPECTED = {
     "int_type": "an integer",
     "float_type": "a number",
+    "bool_type": "true or false",
     "string_type": "a string",
     "dict_type": "a mapping (key: value)",
     "model_type": "a mapping (key: value)",
@@ -79,6 +80,8 @@ def parse_repo_config(
         routing=routing,
         test_command=config.test_command,
         from_file=True,
+        setup_command=config.setup_command,
+        setup_network=config.setup_network,
     )
 
 

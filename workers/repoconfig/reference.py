@@ -39,8 +39,9 @@ REPO_DEFAULTS = {
     "limits": ("workflow.yml", ("limits",)),
     "budgets": ("agents.yml", ("budget",)),
     "routing": ("routing.yml", ()),
+    "setup_network": ("agents.yml", ("environment", "network")),
 }
-DETECTED = {"test_command": "detected"}
+DETECTED = {"test_command": "detected", "setup_command": "detected"}
 
 
 def markdown_row(cells: Sequence[str]) -> str:
@@ -105,6 +106,8 @@ def repo_default(key: tuple[str, ...]) -> str:
     value: Any = read_yaml(name)
     for part in (*path, *key[1:]):
         value = value.get(part) if isinstance(value, dict) else None
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"  # as YAML writes it
     return f"see `config/{name}`" if value is None or isinstance(value, dict) else code(value)
 
 

@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from workers.agents.environment.outcome import EnvironmentOutcome
 from workers.controller.state import WorkflowState
 
 SCHEMA_VERSION = 1
@@ -48,6 +49,7 @@ class TaskRecord(BaseModel):
     head_sha: str | None = None  # the task branch's last pushed commit
     steps: int = 0  # saved steps; names the next step job
     version: int = 0  # saves so far; a fenced save must have read the stored one
+    environment: EnvironmentOutcome | None = None  # the last environment step's outcome
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     workflow: WorkflowState = Field(default_factory=WorkflowState)

@@ -1,8 +1,9 @@
 """The Sandbox: a shell command in a checkout, confined, limited, with a scrubbed environment.
 
-- The environment is built from an allow-list (``SandboxSettings.env``, ``PATH`` and a
-  private ``HOME``), never copied from the worker process, and any name that looks secret
-  is dropped: no ``PRIVATE_KEY``, token, API key or ``REDIS_URL`` reaches a command.
+- The environment is built from an allow-list (``SandboxSettings.env``, ``PATH``, a
+  private ``HOME`` and the variables of the task's environment, see :meth:`Sandbox.within`),
+  never copied from the worker process, and any name that looks secret is dropped: no
+  ``PRIVATE_KEY``, token, API key or ``REDIS_URL`` reaches a command.
 - The command runs in bubblewrap (see ``bwrap`` and ``mounts``): no capability, an
   unprivileged uid in its own user namespace, only the system directories (read-only), the
   checkout (its ``.git`` read-only), the run's ``writable`` and ``readable`` paths and a
@@ -20,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
@@ -48,9 +49,12 @@ _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "
 _SHELL = "/bin/sh"
 
 
-def scrubbed_env(settings: SandboxSettings, home: str) -> dict[str, str]:
-    """The complete environment of a command: the allow-list, minus anything secret-like."""
-    env = {"PATH": settings.path, "HOME": home, **settings.env}
+def scrubbed_env(
+    settings: SandboxSettings, home: str, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The complete environment of a command: the allow-list and ``extra`` (which may set
+    ``PATH`` and ``HOME`` too), minus anything secret-like."""
+    env = {"PATH": settings.path, "HOME": home, **settings.env, **(extra or {})}
     return {k: v for k, v in env.items() if not any(w in k.upper() for w in _SECRET_WORDS)}
 
 
@@ -58,7 +62,7 @@ class Sandbox:
     """Runs shell commands in a checkout. ``bwrap`` is the checked bubblewrap, or None to
     run unconfined (only with the explicit unsafe setting). ``hidden`` paths are masked
     wherever they fall inside something bound; ``readable`` paths are bound read-only in
-    every run (besides each run's own)."""
+    every run (besides each run's own), and ``env`` is added to every run's environment."""
 
     def __init__(
         self,
@@ -67,16 +71,29 @@ class Sandbox:
         *,
         hidden: Iterable[Path] = (),
         readable: Iterable[Path] = (),
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.settings = settings
         self.bwrap = bwrap
         self.hidden = tuple(Path(p).resolve() for p in hidden)
         self.readable = tuple(Path(p) for p in readable)
+        self.env = dict(env or {})
         self.as_root = os.geteuid() == 0
 
     @property
     def isolated(self) -> bool:
         return self.bwrap is not None
+
+    def within(self, env: Mapping[str, str], readable: Iterable[Path] = ()) -> Sandbox:
+        """The same sandbox with ``env`` added to every run's environment and ``readable``
+        bound read-only in every run: commands inside a task's environment."""
+        return Sandbox(
+            self.settings,
+            self.bwrap,
+            hidden=self.hidden,
+            readable=(*self.readable, *readable),
+            env={**self.env, **env},
+        )
 
     def binds(
         self, checkout: Path, writable: Sequence[Path] = (), readable: Sequence[Path] = ()
@@ -126,18 +143,24 @@ class Sandbox:
         writable: Sequence[Path] = (),
         readable: Sequence[Path] = (),
         network: bool = False,
+        env: Mapping[str, str] | None = None,
+        output_cap: int | None = None,
     ) -> CommandResult:
+        """``env`` is added to this run's environment (secret-like names still dropped);
+        ``output_cap`` replaces ``output_cap_bytes`` for this run."""
         limit = timeout if timeout is not None else self.settings.timeout_seconds
+        cap = output_cap or self.settings.output_cap_bytes
+        extra = {**self.env, **(env or {})}
         if self.bwrap is None:
-            return self._unconfined(command, checkout, limit)
+            return self._unconfined(command, checkout, limit, extra, cap)
         resolver = resolver_files(self.settings.system_paths) if network else []
         binds = self.binds(checkout, writable, [*readable, *resolver])
         with self._lent(binds.writable):
             finished = execute(
                 lambda fd: self.argv(command, binds, network=network, info_fd=fd),
-                scrubbed_env(self.settings, SANDBOX_TMP),
+                scrubbed_env(self.settings, SANDBOX_TMP, extra),
                 cwd=binds.writable[0],
-                cap=self.settings.output_cap_bytes,
+                cap=cap,
                 limit=limit,
                 info=self.bwrap.has("--info-fd"),
             )
@@ -150,14 +173,16 @@ class Sandbox:
         user = self.settings.run_as
         return lent(writable, Owner(os.getuid(), os.getgid()), Owner(user.uid, user.gid))
 
-    def _unconfined(self, command: str, checkout: Path, limit: float) -> CommandResult:
+    def _unconfined(
+        self, command: str, checkout: Path, limit: float, extra: Mapping[str, str], cap: int
+    ) -> CommandResult:
         """Only with AGENTIUM_UNSAFE_NO_SANDBOX: the shell in the checkout, a private HOME."""
         with tempfile.TemporaryDirectory(prefix="agentium-home-") as home:
             finished = execute(
                 lambda _fd: [_SHELL, "-c", command],
-                scrubbed_env(self.settings, home),
+                scrubbed_env(self.settings, home, extra),
                 cwd=checkout,
-                cap=self.settings.output_cap_bytes,
+                cap=cap,
                 limit=limit,
                 info=False,
             )
