@@ -127,6 +127,20 @@ class Settings(BaseSettings):
         description="A task waiting this long without a save, a lease or a queued step is "
         "re-enqueued by the sweep (1..86400).",
     )
+    checkout_ttl_s: float = Field(
+        default=3600.0,
+        ge=60,
+        le=30 * 86400,
+        description="A worker removes its checkout and state copy of an ended task (or a "
+        "left-over one of no task) once unused this long (60..2592000); an active task's "
+        "are kept.",
+    )
+    checkout_sweep_every_s: float = Field(
+        default=300.0,
+        ge=10,
+        le=86400,
+        description="Seconds between a worker's sweeps for old checkouts (10..86400).",
+    )
     dashboard_token: SecretStr | None = Field(
         default=None,
         min_length=16,

@@ -12,6 +12,7 @@ from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.controller.spend import Spend
+from workers.engine.leftovers import claim
 from workers.engine.statesync import StateSync
 from workers.github.client import GitHubClient
 from workers.github.effects import GitHubEffects, TaskInfo
@@ -97,11 +98,16 @@ def open_session(rt: Runtime, record: TaskRecord, lease: Lease) -> TaskSession:
     info = TaskInfo(ref, record.trigger_user, run=record.trigger_delivery)
     effects = GitHubEffects(gh, rt.redis, info, workspace, fence=lease.check)
     state = state_dir(root, record)
+    for path in (workspace.path, state):  # the machine's sweep keeps them while in use
+        claim(path, record.key)
     files = StateSync(rt.redis, record.key, state, lease=lease)
     return TaskSession(record, ref, gh, workspace, effects, state, files, lease)
+
+
+TASKS = "tasks"  # under DATA_DIR: the machine's copy of each task's state directory
 
 
 def state_dir(root: Path, record: TaskRecord) -> Path:
     """The task's private files (plan, feedback, sessions), outside any checkout."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", record.repo.replace("/", "__"))
-    return root / "tasks" / f"{safe}__{record.issue}__{record.trigger_delivery[:12]}"
+    return root / TASKS / f"{safe}__{record.issue}__{record.trigger_delivery[:12]}"

@@ -44,9 +44,12 @@ class PushResult:
     pushed: bool  # False when the remote branch already had this commit
 
 
+WORKSPACES = "workspaces"  # under DATA_DIR: one checkout per task
+
+
 def workspace_path(root: Path, repo: str, issue: int) -> Path:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", repo.replace("/", "__"))
-    return root / "workspaces" / f"{safe}__{issue}"
+    return root / WORKSPACES / f"{safe}__{issue}"
 
 
 def commit_message(issue: int, phase: str, iteration: int, summary: str = "") -> str:

@@ -22,6 +22,10 @@ from rq import Queue, Worker
 from rq.job import Job
 
 from config.settings import Settings
+from workers.engine.leftovers import LeftoverSweep
+from workers.engine.session import TASKS
+from workers.gitops.workspace import WORKSPACES
+from workers.tasks.store import TaskStore
 
 log = logging.getLogger("agentium.worker")
 
@@ -33,6 +37,13 @@ BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 
 
 class AgentiumWorker(Worker):
+    leftovers: LeftoverSweep | None = None  # this machine's old checkouts, swept between jobs
+
+    def run_maintenance_tasks(self) -> None:
+        super().run_maintenance_tasks()  # type: ignore[no-untyped-call]
+        if self.leftovers is not None:
+            self.leftovers.maybe_run()
+
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         rq_ttl = int(super().get_heartbeat_ttl(job, working_time))
         return min(rq_ttl, int(self.job_monitoring_interval) + HEARTBEAT_GRACE_S)
@@ -40,13 +51,25 @@ class AgentiumWorker(Worker):
 
 def new_worker(settings: Settings, name: str | None) -> AgentiumWorker:
     connection = Redis.from_url(str(settings.redis_url))
-    return AgentiumWorker(
+    worker = AgentiumWorker(
         [Queue(settings.queue_name, connection=connection)],
         connection=connection,
         name=name,
         worker_ttl=30,
         maintenance_interval=MAINTENANCE_EVERY_S,
         job_monitoring_interval=MONITOR_EVERY_S,
+    )
+    worker.leftovers = leftover_sweep(settings, TaskStore(connection))
+    return worker
+
+
+def leftover_sweep(settings: Settings, store: TaskStore) -> LeftoverSweep:
+    data = settings.data_dir.expanduser().resolve()
+    return LeftoverSweep(
+        store,
+        roots=(data / WORKSPACES, data / TASKS),
+        ttl_s=settings.checkout_ttl_s,
+        every_s=settings.checkout_sweep_every_s,
     )
 
 

@@ -1,0 +1,41 @@
+"""A worker's maintenance between jobs also sweeps its machine's old checkouts."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from config.settings import load_settings
+from workers.engine.leftovers import claim
+from workers.processes.worker_loop import new_worker
+from workers.tasks.record import TaskRecord, TaskStatus
+from workers.tasks.store import TaskStore
+
+
+def test_maintenance_removes_an_ended_tasks_old_checkout(
+    redis_url: str, redis_client: object, tmp_path: Path
+) -> None:
+    settings = load_settings(
+        {"REDIS_URL": redis_url, "DATA_DIR": str(tmp_path), "CHECKOUT_TTL_S": "60"},
+        env_file=None,
+    )
+    worker = new_worker(settings, name="maintenance-test")
+    store = TaskStore(worker.connection)
+    done = TaskRecord(repo="o/r", issue=1, trigger_user="u", trigger_delivery="d")
+    store.save(done.model_copy(update={"status": TaskStatus.FINISHED}), lease=None)
+    busy = done.model_copy(update={"issue": 2})
+    store.save(busy, lease=None)
+    old = time.time() - 120
+    paths = {}
+    for record in (done, busy):
+        path = tmp_path / "workspaces" / f"o__r__{record.issue}"
+        path.mkdir(parents=True)
+        claim(path, record.key)
+        os.utime(path.with_name(path.name + ".task"), (old, old))
+        paths[record.issue] = path
+
+    worker.run_maintenance_tasks()
+
+    assert not paths[1].exists()  # finished, unused for two minutes
+    assert paths[2].exists()  # still active
