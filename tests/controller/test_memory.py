@@ -85,3 +85,22 @@ def test_render_shows_tags() -> None:
 def test_render_with_a_tiny_budget_is_empty() -> None:
     stored = memory.add((), [entry(T.KEY_FACT, "x" * 50)])
     assert memory.render(stored, 10, DEFAULT_PRIORITIES) == ""
+
+
+def _entry(kind: MemoryType, text: str) -> MemoryEntry:
+    return MemoryEntry(type=kind, text=text, phase=Phase.IMPLEMENT, iteration=1)
+
+
+def test_kept_memory_is_bounded_oldest_first_key_facts_last() -> None:
+    facts = [_entry(MemoryType.KEY_FACT, f"fact {i}") for i in range(3)]
+    notes = [_entry(MemoryType.DECISION, f"decision {i}") for i in range(memory.MAX_ENTRIES)]
+    kept = memory.add(memory.add((), facts), notes)
+    assert len(kept) == memory.MAX_ENTRIES
+    assert [e.text for e in kept if e.type is MemoryType.KEY_FACT] == ["fact 0", "fact 1", "fact 2"]
+    assert kept[-1].text == f"decision {memory.MAX_ENTRIES - 1}"
+    assert "decision 0" not in {e.text for e in kept}  # the oldest went first
+
+
+def test_a_long_entry_is_cut() -> None:
+    (kept,) = memory.add((), [_entry(MemoryType.ERROR, "x" * 10_000)])
+    assert len(kept.text) == memory.MAX_TEXT_CHARS and kept.text.endswith("…")

@@ -7,9 +7,10 @@ import json
 import redis
 
 from tests.controller.controller_support import drive
+from workers.controller.moves import HISTORY_KEPT, with_entry
 from workers.controller.outcomes import AssessorDone, JudgeDone, ReviewerDone, WorkerDone
-from workers.controller.phases import Path, Phase
-from workers.controller.state import SCHEMA_VERSION, WorkflowState
+from workers.controller.phases import Path, Phase, Role
+from workers.controller.state import SCHEMA_VERSION, HistoryEntry, WorkflowState
 from workers.tasks.record import TaskRecord
 from workers.tasks.store import TaskStore
 
@@ -84,3 +85,22 @@ def test_stored_workflow_from_an_older_schema_loads(redis_client: redis.Redis) -
     assert loaded is not None
     assert (loaded.workflow.phase, loaded.workflow.iteration) == (Phase.DOCS, 1)
     assert loaded.workflow.schema_version == 0
+
+
+def test_history_keeps_the_newest_entries_and_counts_every_one() -> None:
+    state = WorkflowState()
+    entries = [
+        HistoryEntry(phase=Phase.IMPLEMENT, iteration=i, role=Role.JUDGE, summary=f"#{i}")
+        for i in range(HISTORY_KEPT + 5)
+    ]
+    for entry in entries[:HISTORY_KEPT]:
+        state = with_entry(state, entry)
+    before = state
+    for entry in entries[HISTORY_KEPT:]:
+        state = with_entry(state, entry)
+    assert len(state.history) == HISTORY_KEPT
+    assert state.history_count == HISTORY_KEPT + 5  # names of effects stay unique
+    assert state.history[0].summary == "#5" and state.history[-1].summary == f"#{HISTORY_KEPT + 4}"
+    assert [e.summary for e in state.entries_since(before)] == [
+        f"#{i}" for i in range(HISTORY_KEPT, HISTORY_KEPT + 5)
+    ]

@@ -55,16 +55,40 @@ def _is_duplicate(memory: Memory, entry: MemoryEntry) -> bool:
     return any(e.type is entry.type and _norm(e.text) == _norm(entry.text) for e in memory)
 
 
+MAX_ENTRIES = 200  # kept with the task; a prompt shows what fits its budget
+MAX_TEXT_CHARS = 600  # one entry's text; longer ones are cut
+
+
 def add(memory: Memory, entries: Iterable[MemoryEntry]) -> Memory:
-    """Append ``entries``, skipping duplicates; a STEP_DONE removes its STEP_PENDING."""
+    """Append ``entries``, skipping duplicates; a STEP_DONE removes its STEP_PENDING.
+
+    What is kept is bounded: an entry's text is cut at ``MAX_TEXT_CHARS`` and beyond
+    ``MAX_ENTRIES`` the oldest entries go, KEY_FACTs last."""
     result = memory
     for entry in entries:
+        entry = _cut(entry)
         if _is_duplicate(result, entry):
             continue
         if entry.type is MemoryType.STEP_DONE:
             result = tuple(e for e in result if not _resolves(entry, e))
         result = (*result, entry)
-    return result
+    return _bounded(result)
+
+
+def _cut(entry: MemoryEntry) -> MemoryEntry:
+    if len(entry.text) <= MAX_TEXT_CHARS:
+        return entry
+    return entry.model_copy(update={"text": entry.text[: MAX_TEXT_CHARS - 1] + "…"})
+
+
+def _bounded(memory: Memory) -> Memory:
+    excess = len(memory) - MAX_ENTRIES
+    if excess <= 0:
+        return memory
+    others = [i for i, e in enumerate(memory) if e.type is not MemoryType.KEY_FACT]
+    facts = [i for i, e in enumerate(memory) if e.type is MemoryType.KEY_FACT]
+    dropped = set((others + facts)[:excess])
+    return tuple(e for i, e in enumerate(memory) if i not in dropped)
 
 
 def on_advance(memory: Memory, phase: Phase, iteration: int, summary: str) -> Memory:

@@ -52,6 +52,9 @@ class Context:
     now: datetime
 
 
+HISTORY_KEPT = 300  # entries kept with the task: far more than any status comment shows
+
+
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -83,7 +86,20 @@ def record(
         at=ctx.now,
         round=state.round,
     )
-    return state.model_copy(update={"history": (*state.history, entry)})
+    return with_entry(state, entry)
+
+
+def with_entry(state: WorkflowState, entry: HistoryEntry) -> WorkflowState:
+    """``state`` with ``entry`` appended; the oldest entries go beyond ``HISTORY_KEPT``
+    (counted in ``history_dropped``, so ``history_count`` keeps growing)."""
+    history = (*state.history, entry)
+    dropped = max(0, len(history) - HISTORY_KEPT)
+    return state.model_copy(
+        update={
+            "history": history[dropped:],
+            "history_dropped": state.history_dropped + dropped,
+        }
+    )
 
 
 def _session(state: WorkflowState, awaiting: Awaiting) -> Session:

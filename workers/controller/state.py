@@ -121,10 +121,21 @@ class WorkflowState(BaseModel):
     end_reason: str = ""
 
     memory: Memory = ()
-    history: tuple[HistoryEntry, ...] = ()
+    history: tuple[HistoryEntry, ...] = ()  # the newest entries (controller/moves.py)
+    history_dropped: int = 0  # older entries no longer kept
 
     review_rounds: tuple[ReviewRound, ...] = ()
     spend: Spend = Spend()
+
+    @property
+    def history_count(self) -> int:
+        """Entries ever recorded, kept or not: grows by one with every entry."""
+        return self.history_dropped + len(self.history)
+
+    def entries_since(self, before: WorkflowState) -> tuple[HistoryEntry, ...]:
+        """The entries recorded since ``before``, an earlier copy of this task's state."""
+        new = self.history_count - before.history_count
+        return self.history[len(self.history) - new :] if new > 0 else ()
 
     @property
     def started(self) -> bool:

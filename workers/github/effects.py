@@ -150,7 +150,7 @@ class GitHubEffects:
             name = f"feedback:{run}:{effect.data.get('phase')}:{effect.data.get('iteration')}"
             body = bodies.feedback_body(name, effect.data)
         else:
-            name = f"{kind}:{run}:{effect.target}:{len(state.history)}"
+            name = f"{kind}:{run}:{effect.target}:{state.history_count}"
             body = bodies.event_body(name, kind.value, effect.data)
         post_once(self._gh, where, name, body, self.marks)
 
@@ -263,7 +263,7 @@ class GitHubEffects:
         self._workspace.cleanup()
 
     def _conclude(self, check_id: int, final: Phase, state: WorkflowState) -> None:
-        done = f"concluded:{check_id}:{final}:{len(state.history)}"
+        done = f"concluded:{check_id}:{final}:{state.history_count}"
         if self.marks.get(done):
             return
         if final is Phase.COMPLETE and not state.controller_overrode:

@@ -80,7 +80,7 @@ class EffectsPrinter:
 
     def show(self, before: WorkflowState, transition: Transition) -> None:
         """The history entries the step added, then its effects."""
-        for entry in transition.state.history[len(before.history) :]:
+        for entry in transition.state.entries_since(before):
             self.entry(entry)
         self.perform(transition.effects, transition.state)
 

@@ -60,7 +60,7 @@ class _Trace:
     where: tuple[Phase, int] | None = None
 
     def show(self, before: WorkflowState, transition: Transition) -> None:
-        for entry in transition.state.history[len(before.history) :]:
+        for entry in transition.state.entries_since(before):
             self._entry(entry)
         for effect in transition.effects:
             self._effect(effect, transition.state)
