@@ -22,10 +22,11 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.e2e.harness import REPO, Harness
 from tests.e2e.multitask import TaskRouter
-from workers.tasks.record import TaskStatus
+from workers.tasks.record import TaskStatus, task_key
 
 SCENARIOS = Path(__file__).parent.parent / "tests" / "scenarios"
 SHORT_SIMPLE = """\
@@ -51,6 +52,7 @@ class Figures:
     latency_p50_ms: float
     latency_p99_ms: float
     latency_max_ms: float
+    latency_breakdown_ms: dict[str, float]  # medians per stage, warm runs
     tasks: int
     workers: int
     finished: int
@@ -68,18 +70,56 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def first_call_latencies(bot: Harness, router: TaskRouter, runs: int) -> list[float]:
-    """Seconds from each delivery's send to its task's first model request."""
-    latencies = []
+def first_call_latencies(
+    bot: Harness, router: TaskRouter, runs: int
+) -> tuple[list[float], list[dict[str, float]]]:
+    """Seconds from each delivery's send to its task's first model request, and where
+    the time went (milliseconds per stage, from the step's "step timings" log line)."""
+    latencies, breakdowns = [], []
     for index in range(runs):
         number = LATENCY_BASE + index
         router.add(number, SCENARIOS / "nothing-to-do.yml")
         bot.open_issue(number, f"Latency {index}", "Nothing to do here.")
         sent = time.time()
-        assert bot.label(number).status_code == 202
+        answered = bot.label(number)
+        assert answered.status_code == 202
         bot.wait_finished(number, timeout=60)
         latencies.append(router.first_request[number] - sent)
-    return latencies
+        timings = step_timings(bot, task_key(REPO, number))
+        breakdowns.append(breakdown(timings, sent, answered.elapsed.total_seconds(),
+                                    router.first_request[number]))  # fmt: skip
+    return latencies, breakdowns
+
+
+def step_timings(bot: Harness, key: str) -> dict[str, Any]:
+    """The "step timings" line of the task's first step, from the workers' logs."""
+    for log in sorted(bot.root.glob("worker*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if '"step timings"' in line and key in line:
+                entry: dict[str, Any] = json.loads(line)
+                if entry.get("task") == key:
+                    return entry
+    raise LookupError(f"no step timings logged for {key}")
+
+
+def breakdown(
+    timings: dict[str, Any], sent: float, answer_s: float, first: float
+) -> dict[str, float]:
+    """Milliseconds per stage from the send to the model's first request."""
+    laps = {k.removesuffix("_ms"): float(v) for k, v in timings.items() if k.endswith("_ms")}
+    queued = laps.pop("queued", 0.0)
+    at = float(timings["at"])
+    stepping = sum(laps.values())
+    job_started = at - stepping / 1000
+    return {
+        "receiver answer": answer_s * 1000,
+        "to the step job (dispatcher, deliveries job)": (job_started - sent) * 1000
+        - queued
+        - answer_s * 1000,
+        "step job queued": queued,
+        **{f"step: {name}": ms for name, ms in laps.items()},
+        "prompt build and request": (first - at) * 1000,
+    }
 
 
 def many_tasks(bot: Harness, router: TaskRouter, count: int, scenario: Path) -> float:
@@ -123,7 +163,8 @@ def measure(root: Path, runs: int, tasks: int, workers: int) -> Figures:
     with Harness(root / "bot", workers=workers) as bot:
         assert bot.llm is not None
         bot.llm.push(*[router] * (runs * 2 + 2 + tasks * 20))
-        cold, *latencies = [s * 1000 for s in first_call_latencies(bot, router, runs + 1)]
+        seconds, stages = first_call_latencies(bot, router, runs + 1)
+        cold, *latencies = [s * 1000 for s in seconds]
         wall = many_tasks(bot, router, tasks, scenario)
         numbers = [LOAD_BASE + index for index in range(tasks)]
         finished = sum(
@@ -132,10 +173,15 @@ def measure(root: Path, runs: int, tasks: int, workers: int) -> Figures:
         duplicates, feedback, status = exactly_once(bot, numbers)
     return Figures(
         runs, round(cold, 1), round(statistics.median(latencies), 1),
-        round(_percentile(latencies, 0.99), 1), round(max(latencies), 1),
+        round(_percentile(latencies, 0.99), 1), round(max(latencies), 1), medians(stages[1:]),
         tasks, workers, finished, round(wall, 1),
         round(tasks / wall * 60, 1), duplicates, feedback, status, len(router.mismatches()),
     )  # fmt: skip
+
+
+def medians(stages: list[dict[str, float]]) -> dict[str, float]:
+    names = list(dict.fromkeys(name for stage in stages for name in stage))
+    return {n: round(statistics.median(s.get(n, 0.0) for s in stages), 1) for n in names}
 
 
 def report(figures: Figures) -> str:
@@ -147,7 +193,8 @@ def report(figures: Figures) -> str:
         [
             f"webhook -> first agent call, idle workers ({f.latency_runs} runs after a cold "
             f"one of {f.latency_cold_ms} ms): p50 {f.latency_p50_ms} ms, "
-            f"p99 {f.latency_p99_ms} ms, max {f.latency_max_ms} ms",
+            f"p99 {f.latency_p99_ms} ms, max {f.latency_max_ms} ms; medians by stage:",
+            *(f"  {name}: {ms} ms" for name, ms in f.latency_breakdown_ms.items()),
             f"{f.tasks} tasks at once on {f.workers} workers: {f.finished} finished in "
             f"{f.wall_s} s ({f.tasks_per_min} tasks/min); duplicate PRs {f.duplicate_prs}, "
             f"wrong feedback counts {f.wrong_feedback_counts}, wrong status comment counts "

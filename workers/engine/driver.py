@@ -23,6 +23,7 @@ from workers.engine.environment import environment_line, set_up
 from workers.engine.repo_settings import config_text_at, effective_config
 from workers.engine.reviews import as_review, reviews_waiting
 from workers.engine.session import TaskSession, open_session
+from workers.engine.stopwatch import Stopwatch, queued_seconds
 from workers.github import permissions
 from workers.github.comments import post_once
 from workers.intake.repo_labels import remember
@@ -50,9 +51,11 @@ def advance(
     rt: Runtime, key: str, schedule: Schedule, recheck: Recheck, *, rechecking: bool = False
 ) -> str:
     """Run one step of the task `key`; returns a short word for the job's result."""
+    watch = Stopwatch.started(queued_seconds())
     try:
         with rt.store.leased(key) as lease:
-            return _step(rt, key, lease, schedule)
+            watch.lap("lease")
+            return _step(rt, key, lease, schedule, watch)
     except TaskBusy:
         # A live holder hands on what arrived meanwhile (see _step). If it died, its
         # lease expires within LEASE_TTL_S: one re-check, just after that, carries on. A
@@ -68,7 +71,7 @@ def advance(
         return "lease_lost"
 
 
-def _step(rt: Runtime, key: str, lease: Lease, schedule: Schedule) -> str:
+def _step(rt: Runtime, key: str, lease: Lease, schedule: Schedule, watch: Stopwatch) -> str:
     record = rt.store.get(key)
     if record is None:
         return "no_task"
@@ -76,7 +79,8 @@ def _step(rt: Runtime, key: str, lease: Lease, schedule: Schedule) -> str:
         record.status = TaskStatus.ACTIVE  # a human review starts a new round
     if record.status is not TaskStatus.ACTIVE:
         return f"task_{record.status.value}"
-    driver = Driver(rt, open_session(rt, record, lease), lease)
+    watch.lap("load")
+    driver = Driver(rt, open_session(rt, record, lease), lease, watch)
     result = driver.run()
     hand_on(rt, driver, schedule)
     return result
@@ -96,8 +100,11 @@ def hand_on(rt: Runtime, driver: Driver, schedule: Schedule) -> None:
 
 
 class Driver:
-    def __init__(self, rt: Runtime, session: TaskSession, lease: Lease) -> None:
+    def __init__(
+        self, rt: Runtime, session: TaskSession, lease: Lease, watch: Stopwatch | None = None
+    ) -> None:
         self.rt = rt
+        self.watch = watch or Stopwatch.started()
         self.session = session
         self.lease = lease
         self.record = session.record
@@ -118,6 +125,8 @@ class Driver:
         assert effect is not None
         context = self.session.agent_context(self.config)
         runner = self.session.runner(self.rt, self.config)
+        self.watch.lap("context")
+        self.watch.report(log, task=self.record.key, role=effect.role.value)
         outcome = runner.run(effect, context, self.session.checkout())
         self.apply(outcome)
         return f"ran_{effect.role.value.lower()}"
@@ -129,9 +138,12 @@ class Driver:
         workspace.prepare()
         if head is not None:
             workspace.sync_to(head)
+        self.watch.lap("checkout")
         self.session.files.restore()
+        self.watch.lap("state")
         if self.session.environment is None:
             set_up(self.rt, self.session, self.config)
+            self.watch.lap("environment")
 
     @property
     def active(self) -> bool:
@@ -149,14 +161,19 @@ class Driver:
         ):
             self.close(TaskStatus.CANCELLED, f"{record.trigger_user} may not trigger the bot")
             return False
+        self.watch.lap("admit")
         session.workspace.prepare()
         if record.base_sha is None:
             record.base_sha = session.workspace.head()
+        self.watch.lap("clone")
         if not self.configure():
             return False
         session.effects.start()
+        self.watch.lap("status")
         set_up(self.rt, session, self.config)  # before PLAN: its outcome is in the status
+        self.watch.lap("environment")
         self.apply(Start())
+        self.watch.lap("start")
         return True
 
     def configure(self) -> bool:

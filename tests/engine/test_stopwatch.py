@@ -1,0 +1,38 @@
+"""The step's stopwatch: laps add up per stage, the log line carries them."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from workers.engine.stopwatch import Stopwatch
+
+
+class Ticks:
+    def __init__(self, *values: float) -> None:
+        self.values = list(values)
+
+    def __call__(self) -> float:
+        return self.values.pop(0)
+
+
+def test_laps_are_the_time_since_the_previous_one_and_add_up_by_name() -> None:
+    watch = Stopwatch(queued_s=0.25, clock=Ticks(10.0, 10.1, 10.4, 10.5))
+    watch._last = watch.clock()
+    watch.lap("clone")
+    watch.lap("status")
+    watch.lap("clone")  # a second clone lap adds to the first
+    assert watch.fields() == {"clone_ms": 200.0, "status_ms": 300.0, "queued_ms": 250.0}
+
+
+def test_the_report_is_one_line_with_every_figure(caplog: pytest.LogCaptureFixture) -> None:
+    watch = Stopwatch.started()
+    watch.lap("lease")
+    with caplog.at_level(logging.INFO, logger="t"):
+        watch.report(logging.getLogger("t"), task="o/r#1")
+    (record,) = caplog.records
+    assert record.getMessage() == "step timings"
+    assert record.task == "o/r#1" and record.lease_ms >= 0 and record.at > 0  # type: ignore[attr-defined]
+    json.dumps(record.__dict__, default=str)

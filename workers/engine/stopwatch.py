@@ -1,0 +1,57 @@
+"""Where a step's time goes before its agent call: one log line per step that calls one.
+
+    watch = Stopwatch.started(queued_s=...)   # when the step's job began
+    watch.lap("clone")                        # the time since the last lap is "clone"
+    watch.report(log, task=key)               # "step timings": queued_ms, clone_ms, ...
+
+The line lets an operator (and `make bench`) see, per step, how long the job waited in
+the queue and what each stage before the model request cost, without a profiler.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from rq import get_current_job
+
+
+def queued_seconds(now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> float | None:
+    """How long the current RQ job waited between being enqueued and starting."""
+    job = get_current_job()
+    if job is None or job.enqueued_at is None:
+        return None
+    enqueued = job.enqueued_at.replace(tzinfo=job.enqueued_at.tzinfo or UTC)
+    return max(0.0, (now() - enqueued).total_seconds())
+
+
+@dataclass
+class Stopwatch:
+    queued_s: float | None = None
+    clock: Callable[[], float] = time.perf_counter
+    laps: dict[str, float] = field(default_factory=dict)
+    _last: float = 0.0
+
+    @classmethod
+    def started(cls, queued_s: float | None = None) -> Stopwatch:
+        watch = cls(queued_s)
+        watch._last = watch.clock()
+        return watch
+
+    def lap(self, name: str) -> None:
+        now = self.clock()
+        self.laps[name] = self.laps.get(name, 0.0) + now - self._last
+        self._last = now
+
+    def fields(self) -> dict[str, float]:
+        figures = {f"{name}_ms": round(s * 1000, 1) for name, s in self.laps.items()}
+        if self.queued_s is not None:
+            figures["queued_ms"] = round(self.queued_s * 1000, 1)
+        return figures
+
+    def report(self, log: logging.Logger, **context: object) -> None:
+        """Log the laps so far, with the wall-clock time of this moment (``at``)."""
+        log.info("step timings", extra={**context, **self.fields(), "at": time.time()})
