@@ -52,13 +52,14 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 # Receiver load, tasks under load, prompt context (cache reads per role, a 60-step run's
-# size per call), GitHub requests per task, the environment step's time per corpus
-# repository and the soak (minute-long model calls; ~6 min).
+# size per call), GitHub requests per task, a task's footprint and the bot's CPU per call,
+# the environment step's time per corpus repository and the soak (minute-long model calls; ~6 min).
 bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
 	$(BIN)/python -m bench.tasks
 	$(BIN)/python -m bench.context
 	$(BIN)/python -m bench.github_requests
+	$(BIN)/python -m bench.footprint
 	$(BIN)/python -m bench.environments
 	$(BIN)/python -m bench.soak
 
