@@ -19,7 +19,7 @@ from workers.controller.errors import OutcomeMismatch
 from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
-from workers.engine.environment import environment_line, set_up
+from workers.engine.environment import environment_line, set_up, take_baseline
 from workers.engine.repo_settings import config_text_at, effective_config
 from workers.engine.reviews import as_review, reviews_waiting
 from workers.engine.session import TaskSession, open_session
@@ -156,7 +156,7 @@ class Driver:
             return False
         session.effects.start()
         set_up(self.rt, session, self.config)  # before PLAN: its outcome is in the status
-        self.apply(Start())
+        self.apply(Start(baseline=take_baseline(self.rt, session, self.config)))
         return True
 
     def configure(self) -> bool:
