@@ -8,15 +8,24 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.agents.conftest import git, local_git, task_context
+from tests.agents.conftest import (
+    git,
+    local_git,
+    needs_bwrap,
+    stock_sandbox_settings,
+    task_context,
+)
 from tests.fakes.anthropic import FakeAnthropic, text, tool_use
 from workers.agents.environment import Environment
 from workers.agents.runner import AgentRunner
+from workers.agents.sandbox import open_sandbox
 from workers.agents.task import TaskContext
 from workers.agents.testcmd import detect_test_command
+from workers.controller import gate
 from workers.controller.limits import Limits, WorkflowConfig
 from workers.controller.moves import Transition
 from workers.controller.outcomes import AssessorDone, ReviewerDone, Start, WorkerDone
@@ -135,8 +144,8 @@ def test_a_change_that_breaks_a_passing_test_is_held_until_it_passes_again(
 
     # The controller did not accept the ADVANCE: IMPLEMENT again, the test as feedback.
     assert (t.state.phase, t.state.iteration) == (Phase.IMPLEMENT, 2)
-    gate = [h.summary for h in t.state.history if h.role is Role.CONTROLLER]
-    assert gate[-1] == f"Quality gate: 1 test that passed on the base commit fails now: `{BROKEN}`"
+    said = [h.summary for h in t.state.history if h.role is Role.CONTROLLER]
+    assert said[-1] == f"Quality gate: 1 test that passed on the base commit fails now: `{BROKEN}`"
     fake.push(edit(BAD, GOOD), text("Restored the file order."))
     t = task.answer(t)
     worker = fake.requests[-2].json["messages"][-1]["content"][0]["text"]
@@ -182,3 +191,18 @@ def test_the_docs_worker_is_told_the_test_command_and_the_baseline(
         "On the base commit, before any change, it gave: `make check`: failed (exit code 1): "
         "1 failed, 3 passed.\n"
     ) in variable  # DOCS is not gated: no word of it
+
+
+@needs_bwrap
+def test_a_baseline_that_cannot_run_turns_the_gate_off(
+    runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    """A checkout the sandbox refuses to bind: the baseline did not run (no exception)."""
+    hiding = replace(
+        runner.deps,
+        sandbox=open_sandbox(stock_sandbox_settings(), hidden=[checkout]),
+    )
+    task = task_context(checkout, tmp_path / "state", test_command="true")
+    baseline = AgentRunner(hiding).baseline(task, local_git(checkout))
+    assert baseline == TestRun(command="true", exit_code=None)
+    assert gate.status_line(baseline).startswith("off: the test command did not finish")

@@ -8,16 +8,18 @@ reviewer, the judge and the quality gate.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from workers.agents.gitview import Checkout
-from workers.agents.sandbox import Sandbox
+from workers.agents.sandbox import BindError, Sandbox
 from workers.agents.task import TaskContext
 from workers.agents.testcmd import resolve_test_command
 from workers.agents.testreport import describe, run_of, versus
 from workers.agents.untrusted import quoted
 from workers.controller.testrun import TestRun
 
+log = logging.getLogger("agentium.agents")
 NO_COMMAND = "No test command is configured in the repository's settings or detectable."
 PASSING_LINES = 4
 
@@ -61,13 +63,17 @@ def run_tests(sandbox: Sandbox, task: TaskContext) -> TestResult:
 
 def take_baseline(sandbox: Sandbox, task: TaskContext, git: Checkout) -> TestRun:
     """The test command on the base commit (the checkout must be at it, as when the task
-    starts); ``command`` empty when there is none. What the run writes into the working
-    tree is discarded, so none of it reaches the task's commits."""
+    starts); ``command`` empty when there is none, ``exit_code`` None when it could not
+    run. What the run writes into the working tree is discarded, so none of it reaches the
+    task's commits."""
     command = resolve_test_command(task.checkout, task.test_command)
     if command is None:
         return TestRun(command="")
     try:
         result = sandbox.run(command, task.checkout)
+    except (BindError, OSError) as error:
+        log.warning("the baseline could not run", extra={"error": str(error)[:200]})
+        return TestRun(command=command)
     finally:
         git.discard_changes()
     return run_of(command, result)

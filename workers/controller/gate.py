@@ -45,7 +45,7 @@ def off_reason(baseline: TestRun | None) -> str | None:
     if not baseline.command:
         return "no test command"
     if baseline.exit_code is None:
-        return "the test command did not finish on the base commit"
+        return "the test command did not finish on the base commit (timeout, or no start)"
     if not baseline.ok and not baseline.failing:
         return (
             f"the test command failed on the base commit (exit code {baseline.exit_code}) "
