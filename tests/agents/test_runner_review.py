@@ -9,12 +9,14 @@ from tests.agents.conftest import local_git, task_context
 from tests.fakes.anthropic import FakeAnthropic, text, tool_use
 from workers.agents.environment import Environment
 from workers.agents.runner import AgentRunner
+from workers.agents.testcmd import detect_test_command
 from workers.controller import signals
 from workers.controller.effects import RunAgent, Session
 from workers.controller.outcomes import AssessorDone, BudgetExceeded, JudgeDone, ReviewerDone
 from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
 from workers.controller.spend import Spend
 from workers.controller.state import Feedback
+from workers.controller.testrun import TestRun
 
 
 def effect(role: Role, phase: Phase = Phase.IMPLEMENT, **changes: object) -> RunAgent:
@@ -47,7 +49,12 @@ def test_code_reviewer_sees_diff_tests_and_report_not_tool_noise(
     fake.push(text("1. Add a test for missing sections."))
     outcome = runner.run(effect(Role.REVIEWER), task, local_git(checkout))
 
-    assert outcome == ReviewerDone(text="1. Add a test for missing sections.")
+    command = detect_test_command(checkout)
+    assert command is not None
+    assert outcome == ReviewerDone(
+        text="1. Add a test for missing sections.",
+        tests=TestRun(command=command, exit_code=0, passed=42),  # for the quality gate
+    )
     body = fake.requests[-1].json
     briefing = body["messages"][0]["content"][1]["text"]
     assert "+contains<U+200B> support" in briefing
@@ -55,6 +62,9 @@ def test_code_reviewer_sees_diff_tests_and_report_not_tool_noise(
     assert "42 passed" in briefing  # the repository's tests ran in the sandbox
     assert "passed (exit code 0): 42 passed" in briefing  # status and figures
     assert "environment was set up" in briefing
+    assert "No comparison with the base commit (no quality gate): no baseline was taken." in (
+        briefing
+    )
     assert "Feedback item 1: addressed." in briefing
     assert "TOOL-NOISE-0123" not in str(body)
     assert [t["name"] for t in body["tools"]] == ["list_files", "glob", "read_file", "search"]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from workers.agents.sandbox import CommandResult
-from workers.agents.testreport import describe, run_of
+from workers.agents.testreport import against, describe, run_of, versus
+from workers.controller.testrun import TestRun
 
 
 def result(exit_code: int | None, output: str, timed_out: bool = False) -> CommandResult:
@@ -30,4 +31,45 @@ def test_without_counts_and_at_the_timeout() -> None:
     assert (
         killed
         == "`make test`: did not finish (killed at the timeout): no counts found in its output"
+    )
+
+
+BASE = TestRun(command="pytest -q", exit_code=1, passed=8, failed=2, failing=("t::a", "t::b"))
+
+
+def test_a_run_against_the_baseline_lists_what_changed_quoted() -> None:
+    now = TestRun(command="pytest -q", exit_code=1, passed=8, failed=2, failing=("t::b", "t::c"))
+    text = versus(BASE, now)
+    assert text.startswith("`pytest -q`: failed (exit code 1): 2 failed, 8 passed\n\n")
+    assert "On the base commit: `pytest -q`: failed (exit code 1): 2 failed, 8 passed." in text
+    assert "Against it: 1 newly failing (passed on the base commit), 1 newly passing, " in text
+    for source, test in (("newly failing", "t::c"), ("newly passing", "t::a")):
+        assert f'<untrusted-data source="tests {source}">\n```\n{test}\n```' in text
+    assert '<untrusted-data source="tests still failing">\n```\nt::b\n```' in text
+    assert "the failing tests" not in text  # the comparison's lists say it once
+
+
+def test_without_a_usable_baseline_the_run_keeps_its_own_list() -> None:
+    now = TestRun(command="pytest -q", exit_code=1, failed=1, failing=("t::c",))
+    text = versus(None, now)
+    assert '<untrusted-data source="the failing tests">' in text
+    assert text.endswith(
+        "No comparison with the base commit (no quality gate): no baseline was taken."
+    )
+    assert against(TestRun(command=""), now).endswith("no test command.")
+
+
+def test_a_run_that_fails_naming_nothing_is_called_broken() -> None:
+    passing = TestRun(command="make test", exit_code=0)
+    text = against(passing, TestRun(command="make test", exit_code=2))
+    assert "Against it: 0 newly failing" in text
+    assert text.endswith(
+        "The quality gate counts this run as broken: the test command fails now (exit code 2) "
+        "without naming a failing test, where on the base commit it passed or named what "
+        "failed."
+    )
+    unfinished = against(passing, TestRun(command="make test", exit_code=None))
+    assert unfinished == (
+        "On the base commit: `make test`: passed (exit code 0): no counts found in its output. "
+        "This run did not finish: nothing to compare."
     )

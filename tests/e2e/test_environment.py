@@ -1,7 +1,8 @@
 """The environment step in the real processes, with the package index: a task on iniconfig
 without settings gets the detected environment (with the network), its tests run in the
-sandbox, and their figures reach the reviewer and the judge; the status comment says how
-the setup went. Marked ``index``: skips, saying why, without the package index."""
+sandbox (once on the base commit: the quality gate's baseline), and their figures reach the
+reviewer and the judge; the status comment says how the setup went and that the gate is
+on. Marked ``index``: skips, saying why, without the package index."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ def test_a_task_gets_the_detected_environment_and_its_test_figures(tmp_path: Pat
         assert bot.github is not None and bot.llm is not None
         status = [c.body for c in bot.github.repo(REPO).comments.values() if "status" in c.body]
         assert any("| Environment | ok in " in b and "detected: python" in b for b in status)
+        baseline = record.workflow.baseline  # on the base commit, in that environment
+        assert baseline is not None and (baseline.exit_code, baseline.passed) == (0, 42)
+        assert any("| Quality gate | on: `" in b and ": 42 passed |" in b for b in status)
         seen: dict[Role, list[str]] = {Role.REVIEWER: [], Role.JUDGE: []}
         for request in bot.llm.requests:
             role = role_of(request)

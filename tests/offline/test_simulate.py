@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from workers.offline.scenario import ScenarioError, load_scenario, parse_scenario
+from workers.controller.testrun import TestRun
+from workers.offline.scenario import TEST_COMMAND, ScenarioError, load_scenario, parse_scenario
 from workers.offline.simulate import main, mismatches, run_scenario, simulate
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
@@ -128,6 +129,13 @@ def test_main_reports_a_malformed_scenario(
         ("steps:\n  - spend: {tokens: 1}\n", 2, "unknown key 'tokens'"),
         ("settings:\n  limits: {eval_no_signal_limit: -1}\nsteps: []\n", 2, "eval_no_signal_limit"),
         ("expect:\n  phase: COMPLETE\nsteps: []\n", 2, "unknown key 'phase'"),
+        ("baseline: {passed: many}\nsteps: []\n", 1, "baseline.passed: expected int"),
+        ("baseline: {failed: -1}\nsteps: []\n", 1, "baseline.failed: expected a number >= 0"),
+        ("baseline: {failing: a}\nsteps: []\n", 1, "baseline.failing: expected list"),
+        ("baseline: {ids: [a]}\nsteps: []\n", 1, "unknown key 'ids'"),
+        ("baseline: passed\nsteps: []\n", 1, "baseline must be a mapping"),
+        ("steps:\n  - reviewer: {text: r, tests: {exit: 1}}\n", 2, "unknown key 'exit'"),
+        ("steps:\n  - reviewer: {txt: r}\n", 2, "unknown key 'txt'"),
         ("steps:\n  - worker: a\n  - worker: b\n", 3, "asks for the assessor"),
         (
             "steps:\n  - worker: 'AGENTIUM_STATUS: NOTHING_TO_DO'\n  - assessor: null\n",
@@ -222,3 +230,35 @@ def test_a_budget_step_for_the_controller_matches_any_agent() -> None:
     result = simulate(parse_scenario(text, "s.yml"))
     assert result.summary["final_phase"] == "BLOCKED" and result.state.paused is None
     assert "  → budget exceeded: time 61 min of 60 min" in result.trace
+
+
+def test_test_runs_in_a_scenario_default_their_exit_code_and_command() -> None:
+    text = """
+baseline: {passed: 3, failing: [t::old]}
+steps:
+  - worker: plan
+  - assessor: "AGENTIUM_EVAL: SIMPLE"
+  - worker: code
+  - reviewer: {text: r, tests: {passed: 4, exit_code: null}}
+"""
+    scenario = parse_scenario(text, "s.yml")
+    assert scenario.baseline == TestRun(
+        command=TEST_COMMAND, exit_code=1, passed=3, failing=("t::old",)
+    )
+    tests = scenario.steps[-1].tests
+    assert tests == TestRun(command=TEST_COMMAND, exit_code=None, passed=4)
+    assert scenario.steps[-1].text == "r"
+    assert parse_scenario("baseline: {}\nsteps: []\n").baseline == TestRun(
+        command=TEST_COMMAND, exit_code=0
+    )
+
+
+def test_the_trace_says_whether_the_gate_is_on() -> None:
+    trace = run_scenario(SCENARIOS / "quality-gate-off.yml").trace
+    assert trace[1] == "Quality gate: off: no test command"
+    trace = run_scenario(SCENARIOS / "quality-gate-last-iteration.yml").trace
+    assert trace[1] == "Quality gate: on: `sh tests.sh` on the base commit: 1 passed"
+    assert "  → Controller overrides: ADVANCE (quality_gate)" in trace
+    assert not any(
+        "Quality gate" in line for line in run_scenario(SCENARIOS / "no-signal.yml").trace
+    )

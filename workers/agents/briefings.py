@@ -6,6 +6,8 @@ the next phase reads it from the cache too) then the changing one. The code revi
 the diff against the base (capped, the cut stated), the test command's result, the feedback
 the worker had to answer (the previous iteration's) and the worker's own report with its
 answers to it, never the worker's tool output. The judge gets the phase's goal, the
+iteration's facts as the bot measured them (the files changed, from the diff stat; the
+test command's figures against the base commit's, the newly failing tests quoted), the
 reviewer's feedback, its own earlier answers in this phase, and is told when the iteration
 is the last.
 """
@@ -19,6 +21,7 @@ from workers.agents.roles import PHASE_GOALS
 from workers.agents.settings import ContextSettings
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
+from workers.agents.testreport import versus
 from workers.agents.untrusted import issue_text, quoted, show_invisible, strip_hidden
 from workers.controller.effects import RunAgent
 from workers.controller.phases import Phase
@@ -92,8 +95,13 @@ class ReviewPrompts:
             found.append(f"### Iteration {iteration}\n\n{shown}")
         return found
 
-    def judge(self, effect: RunAgent, task: TaskContext, files: TaskFiles) -> Conversation:
+    def judge(
+        self, effect: RunAgent, task: TaskContext, files: TaskFiles, diff_stat: str = ""
+    ) -> Conversation:
+        """``diff_stat``: the change's files against the base commit (empty in PLAN)."""
         common = self._common(effect, task)
+        run = files.test_run(effect.phase, effect.iteration)
+        stat, _ = capped(diff_stat.strip(), self.settings.diff_stat_chars, "list")
         stable = self.prompts.render(
             "judge.briefing", **common, plan=quoted("the plan", task.plan) if task.plan else ""
         )
@@ -104,7 +112,9 @@ class ReviewPrompts:
             phase_goal=PHASE_GOALS[effect.phase],
             last_iteration=effect.last_iteration,
             directives=self._directives(effect, files),
-            tests=files.tests_seen(effect.phase, effect.iteration),
+            files_changed=quoted("the diff stat", stat) if stat else "",
+            tests=files.tests_seen(effect.phase, effect.iteration) if run is None else "",
+            comparison=versus(task.baseline, run) if run is not None else "",
             environment=environment_note(self.prompts, task.environment, detail=False),
             review=quoted("the reviewer", review or "(the reviewer wrote nothing)"),
         )

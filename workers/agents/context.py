@@ -21,9 +21,10 @@ from workers.agents.prompts import Prompts
 from workers.agents.settings import ContextSettings
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
-from workers.agents.testcmd import resolve_test_command
+from workers.agents.testing import command_for
+from workers.agents.testreport import headline, listed
 from workers.agents.untrusted import issue_text, quoted, strip_hidden
-from workers.controller import memory
+from workers.controller import gate, memory
 from workers.controller.effects import RunAgent, Session
 from workers.controller.phases import WORK_PHASES, Phase
 from workers.controller.plan import TASK_HEADER_RE, task_section
@@ -127,17 +128,23 @@ def tests_note(effect: RunAgent, task: TaskContext) -> str:
     """What the worker is told about the repository's test command (IMPLEMENT and DOCS)."""
     if effect.phase is Phase.PLAN:
         return ""
-    command = resolve_test_command(task.checkout, task.test_command)
+    command = command_for(task)
     if command is None:
         return (
             "No test command is configured in the repository's settings or detectable. Find "
             "how the tests run (README, CI files, Makefile) and say in your report what you ran."
         )
     where = "configured" if task.test_command and task.test_command.strip() else "detected"
-    return (
+    note = (
         f"`{command}` ({where}). Run it with run_command before you finish, and fix what "
         "fails because of your change; the reviewer runs it on your result too."
     )
+    baseline = task.baseline
+    if baseline is None or gate.off_reason(baseline) is not None:
+        return note
+    gated = " The change is not accepted while a test that did not fail there fails."
+    said = f"{note} On the base commit, before any change, it gave: {headline(baseline)}."
+    return said + (gated if effect.phase is Phase.IMPLEMENT else "")
 
 
 class WorkerPrompts:
@@ -178,6 +185,7 @@ class WorkerPrompts:
             "judge_line": strip_hidden(feedback.judge),
             "feedback_files": f"`feedback-N.md` (N = iteration) in `{folder}`",
             "action_items": action_items(feedback),
+            "broken": listed("the tests", feedback.broken) if feedback.broken else "",
             "framing": FRAMINGS[(effect.iteration - 2) % len(FRAMINGS)],
         }
 

@@ -34,10 +34,8 @@ from workers.agents.settings import AgentSettings, RunLimits
 from workers.agents.stuck import escalation_model
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
-from workers.agents.testcmd import resolve_test_command
-from workers.agents.testreport import describe, run_of
+from workers.agents.testing import run_tests, take_baseline
 from workers.agents.tools import ToolAccess, ToolBox
-from workers.agents.untrusted import quoted
 from workers.agents.window import Window
 from workers.agents.workspace import Workspace
 from workers.controller import outcomes, signals
@@ -52,10 +50,10 @@ from workers.controller.outcomes import (
 )
 from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
 from workers.controller.routing import Route, Routing
+from workers.controller.testrun import TestRun
 from workers.gitops.runner import GitError
 
 log = logging.getLogger("agentium.agents")
-PASSING_LINES = 4
 
 
 class AgentSetupError(Exception):
@@ -194,7 +192,8 @@ class AgentRunner:
                 system = self.deps.prompts.render("judge.system")
                 reminder = Message.user(signals.verdict_reminder(JUDGE_VERDICTS))
                 return Conversation(system, (*earlier, reminder))
-            return self.reviews.judge(effect, task, files)
+            stat = "" if effect.phase is Phase.PLAN else run.git.diff_stat(task.base_sha)
+            return self.reviews.judge(effect, task, files, stat)
         return self.reviews.assessor(effect, task)
 
     def sandbox(self, task: TaskContext) -> Sandbox:
@@ -203,30 +202,20 @@ class AgentRunner:
         return sandbox if environment is None else environment.confine(sandbox, task.checkout)
 
     def review_tests(self, run: _Run) -> str:
-        """The test command's result for the reviewer; its status and figures are kept for
-        the judge of the same iteration."""
-        text, line = self.test_run(run.task)
-        run.files.record_tests(run.effect.phase, run.effect.iteration, line)
-        return text
+        """The test command's result for the reviewer; the run is kept for the judge of the
+        same iteration and for the reviewer's outcome (the quality gate reads it)."""
+        result = run_tests(self.sandbox(run.task), run.task)
+        run.files.record_tests(run.effect.phase, run.effect.iteration, result.line, result.run)
+        return result.text
 
     def run_tests(self, task: TaskContext) -> str:
         """The repository's test command, run in the sandbox, as the reviewer sees it."""
-        return self.test_run(task)[0]
+        return run_tests(self.sandbox(task), task).text
 
-    def test_run(self, task: TaskContext) -> tuple[str, str]:
-        """The reviewer's text and the judge's: the status and figures (and the output)."""
-        command = resolve_test_command(task.checkout, task.test_command)
-        if command is None:
-            none = "No test command is configured in the repository's settings or detectable."
-            return none, none
-        result = self.sandbox(task).run(command, task.checkout)
-        line = describe(run_of(command, result))
-        shown = result.describe()
-        if result.exit_code == 0:
-            tail = "\n".join(shown.splitlines()[-PASSING_LINES:])
-            shown = f"[passed: exit code 0; only the last {PASSING_LINES} lines are shown]\n{tail}"
-        output = quoted("the test command's output", shown)
-        return f"{line}\n\nIts output:\n\n{output}", line
+    def baseline(self, task: TaskContext, git: Checkout) -> TestRun:
+        """The test command's run on the base commit, in the task's environment: once per
+        task, before PLAN, with the checkout still at the base commit (docs/design.md §12)."""
+        return take_baseline(self.sandbox(task), task, git)
 
     def _finish(self, run: _Run, result: LoopResult) -> Outcome:
         effect, text = run.effect, result.final_text
@@ -237,7 +226,9 @@ class AgentRunner:
         if run.spec.role is Role.WORKER:
             return self._worker_done(run, text)
         if run.spec.role is Role.REVIEWER:
-            return ReviewerDone(text=text or "(the reviewer wrote no feedback)")
+            tests = run.files.test_run(effect.phase, effect.iteration)
+            said = text or "(the reviewer wrote no feedback)"
+            return ReviewerDone(said, tests if effect.phase is Phase.IMPLEMENT else None)
         if run.spec.role is Role.JUDGE:
             if result.final_text:
                 run.files.record_judge(effect.phase, effect.iteration, result.final_text)

@@ -101,6 +101,7 @@ class ContextSettings(BaseModel):
     feedback_chars: PositiveInt = 20_000
     plan_chars: PositiveInt = 20_000
     repo_map_chars: PositiveInt = 12_000
+    diff_stat_chars: PositiveInt = 4_000
 
 
 class WindowSettings(BaseModel):

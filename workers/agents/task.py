@@ -9,6 +9,7 @@ from workers.agents.environment import Environment
 from workers.controller.limits import DEFAULT_PRIORITIES, WorkflowConfig
 from workers.controller.memory import Memory, MemoryType
 from workers.controller.state import WorkflowState
+from workers.controller.testrun import TestRun
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,8 @@ class TaskContext:
     the task outside it (see :mod:`workers.agents.taskfiles`). ``base_sha`` is the commit
     the task's branch starts from (diffs for the reviewer are taken against it).
     ``environment`` is what the environment step set up: the agents' commands and the test
-    command run inside it (None: the sandbox as it is).
+    command run inside it (None: the sandbox as it is). ``baseline`` is the test command's
+    run on the base commit (None: not taken), what later runs are compared with.
     """
 
     issue_number: int
@@ -39,6 +41,7 @@ class TaskContext:
     test_command: str | None = None
     issue_file: str | None = None  # `agentium local`: the file the issue was read from
     environment: Environment | None = None
+    baseline: TestRun | None = None
 
     @property
     def issue_ref(self) -> str:
@@ -78,4 +81,5 @@ class TaskContext:
             test_command=test_command,
             issue_file=issue_file,
             environment=environment,
+            baseline=state.baseline,
         )

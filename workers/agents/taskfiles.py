@@ -15,6 +15,7 @@ STATE/phases/<PHASE>/feedback-N.md  reviewer + judge feedback on iteration N
 STATE/phases/<PHASE>/judge-N.md     the judge's own answer on iteration N
 STATE/phases/<PHASE>/worker-N.md    the worker's reports of iteration N
 STATE/phases/<PHASE>/tests-N.md     the test command's result the reviewer saw, in one line
+STATE/phases/<PHASE>/tests-N.json   the same run as figures and failing test ids (TestRun)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from workers.agents import repomap
 from workers.agents.llm import Message
 from workers.controller.phases import Phase
 from workers.controller.state import Feedback
+from workers.controller.testrun import TestRun
 
 _MESSAGES = TypeAdapter(tuple[Message, ...])
 _NUMBERED_RE = re.compile(r"-(\d+)\.md$")
@@ -94,6 +96,9 @@ class TaskFiles:
     def write_feedback(self, phase: Phase, iteration: int, feedback: Feedback) -> Path:
         text = f"# Feedback on {phase} iteration {iteration}\n\n## Reviewer\n\n{feedback.review}"
         text += f"\n\n## Judge\n\n{feedback.judge}\n"
+        if feedback.broken:
+            listed = "\n".join(f"- {test}" for test in feedback.broken)
+            text += f"\n## Tests that passed on the base commit and failed\n\n{listed}\n"
         return _write(self.phase_dir(phase) / f"feedback-{iteration}.md", text)
 
     def feedback(self, phase: Phase, iteration: int) -> str:
@@ -120,8 +125,22 @@ class TaskFiles:
             if n < before
         ]
 
-    def record_tests(self, phase: Phase, iteration: int, line: str) -> None:
+    def record_tests(self, phase: Phase, iteration: int, line: str, run: TestRun | None) -> None:
+        """``run`` None: no test command ran (an earlier round's run of the iteration goes)."""
         _write(self.phase_dir(phase) / f"tests-{iteration}.md", line.strip() + "\n")
+        found = self.phase_dir(phase) / f"tests-{iteration}.json"
+        if run is None:
+            found.unlink(missing_ok=True)
+        else:
+            _write(found, run.model_dump_json())
+
+    def test_run(self, phase: Phase, iteration: int) -> TestRun | None:
+        """The run the reviewer of ``iteration`` saw; None when it ran none."""
+        path = self.phase_dir(phase) / f"tests-{iteration}.json"
+        try:
+            return TestRun.model_validate_json(path.read_bytes())
+        except (FileNotFoundError, ValidationError):
+            return None
 
     def tests_seen(self, phase: Phase, iteration: int) -> str:
         path = self.phase_dir(phase) / f"tests-{iteration}.md"

@@ -6,11 +6,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from workers.controller.phases import Role
+from workers.controller.testrun import TestRun
 
 
 @dataclass(frozen=True)
 class Start:
-    """The task was triggered; runs the first PLAN worker."""
+    """The task was triggered; runs the first PLAN worker. ``baseline``: the test command's
+    run on the base commit (``command`` empty: there is none; None: not taken)."""
+
+    baseline: TestRun | None = None
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,10 @@ class AssessorDone:
 
 @dataclass(frozen=True)
 class ReviewerDone:
+    """The reviewer's feedback; ``tests``: the test command's run on the change, if it ran."""
+
     text: str
+    tests: TestRun | None = None
 
 
 @dataclass(frozen=True)

@@ -64,3 +64,4 @@ class OverrideRule(StrEnum):
     NO_SIGNAL_LIMIT = "eval_no_signal_limit"
     DOCS_BLOCKED = "docs_non_blocking"
     DOCS_AGENT_FAILED = "docs_agent_failed"
+    QUALITY_GATE = "quality_gate"  # ADVANCE on the last iteration with tests the change broke

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from workers.controller.memory import Memory
 from workers.controller.phases import OverrideRule, Path, Phase, Role, Verdict
 from workers.controller.spend import Spend
+from workers.controller.testrun import TestRun
 
 SCHEMA_VERSION = 1
 _MODEL = ConfigDict(frozen=True, extra="ignore")
@@ -43,6 +44,7 @@ class Feedback(BaseModel):
     review: str = ""
     judge: str = ""
     human: str = ""  # set when ``review`` is a human's PR review: their login
+    broken: tuple[str, ...] = ()  # tests the quality gate found broken (the repository's ids)
 
 
 class Awaiting(BaseModel):
@@ -118,6 +120,8 @@ class WorkflowState(BaseModel):
     task_index: int = 0
     review: str = ""
     feedback: Feedback | None = None
+    baseline: TestRun | None = None  # the test command on the base commit (None: not taken)
+    tests: TestRun | None = None  # the test command on the iteration's change, if it ran
     end_reason: str = ""
 
     memory: Memory = ()

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from workers.controller import memory, signals
+from workers.controller import gate, memory, signals
 from workers.controller.effects import (
     CommentKind,
     Effect,
@@ -102,7 +102,8 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
     if isinstance(outcome, Start):
         if state.started:
             raise OutcomeMismatch("the task has already started")
-        return enter_iteration(state, ctx, Phase.PLAN, 1, None)
+        baselined = state.model_copy(update={"baseline": outcome.baseline})
+        return enter_iteration(baselined, ctx, Phase.PLAN, 1, None)
     role = _role(state, outcome)
     if state.awaiting is None or state.awaiting.role is not role:
         waiting = state.awaiting.role if state.awaiting else "nothing"
@@ -207,7 +208,8 @@ def _on_assessor(
 
 
 def _on_reviewer(state: WorkflowState, ctx: Context, done: ReviewerDone) -> Transition:
-    reviewed = _remember(state.model_copy(update={"review": done.text}), done.text)
+    update = {"review": done.text, "tests": done.tests}
+    reviewed = _remember(state.model_copy(update=update), done.text)
     noted = record(
         reviewed, ctx, Role.REVIEWER, f"Reviewer: {first_line(done.text)}", detail=done.text
     )
@@ -245,8 +247,9 @@ def _on_judge(state: WorkflowState, ctx: Context, done: JudgeDone) -> Transition
         verdict=verdict,
         detail=feedback,
     )
-    comment = _feedback_comment(noted, verdict, feedback, decision)
-    moved = _apply(noted, ctx, decision, Feedback(review=state.review, judge=feedback))
+    held = gate.hold(noted, ctx, decision, Feedback(review=state.review, judge=feedback))
+    comment = gate.annotate(_feedback_comment(held.state, verdict, feedback, held.ruling), held)
+    moved = _apply(held.state, ctx, held.ruling, held.feedback)
     return Transition(moved.state, (comment, *moved.effects))
 
 

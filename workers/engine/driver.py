@@ -19,7 +19,7 @@ from workers.controller.errors import OutcomeMismatch
 from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
-from workers.engine.environment import environment_line, set_up
+from workers.engine.environment import environment_line, set_up, take_baseline
 from workers.engine.repo_settings import config_text_at, effective_config
 from workers.engine.reviews import as_review, reviews_waiting
 from workers.engine.session import TaskSession, open_session
@@ -172,7 +172,9 @@ class Driver:
         self.watch.lap("status")
         set_up(self.rt, session, self.config)  # before PLAN: its outcome is in the status
         self.watch.lap("environment")
-        self.apply(Start())
+        baseline = take_baseline(self.rt, session, self.config)
+        self.watch.lap("baseline")
+        self.apply(Start(baseline=baseline))
         self.watch.lap("start")
         return True
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from workers.controller import gate
 from workers.controller.phases import Phase
 from workers.controller.state import Override, WorkflowState
 
@@ -67,6 +68,8 @@ def status_body(
     ]
     if environment is not None:
         rows.append(("Environment", environment.line))
+    if state.started:
+        rows.append(("Quality gate", gate.status_line(state.baseline)))
     if spend:
         rows.append(("Spend", spend))
     if state.controller_overrode:
@@ -117,6 +120,8 @@ def feedback_body(name: str, data: Mapping[str, str]) -> str:
     ]
     if data.get("feedback"):
         lines += ["", f"**Judge:** {data['feedback']}"]
+    if data.get("gate"):
+        lines += ["", f"**Quality gate:** {data['gate']}"]
     review = data.get("review", "").strip()
     if review:
         lines += [

@@ -40,5 +40,12 @@ class LocalGit:
     def diff(self, base: str) -> str:
         return self._git("diff", "--no-color", "--no-ext-diff", "--stat", "--patch", base)
 
+    def diff_stat(self, base: str) -> str:
+        return self._git("diff", "--no-color", "--no-ext-diff", "--stat=100", base)
+
     def changed_files(self, base: str, head: str) -> list[str]:
         return self._git("diff", "--name-only", f"{base}..{head}").split()
+
+    def discard_changes(self) -> None:
+        self._git("reset", "-q", "--hard", "HEAD")
+        self._git("clean", "-q", "-fd")

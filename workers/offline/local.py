@@ -10,7 +10,8 @@ branches are not touched and nothing is pushed. The issue file's first markdown 
 the title, the rest the body. The repository's ``.github/agentium.yml`` at HEAD applies;
 ``--scenario`` takes the workflow limits from a scenario file's ``settings`` (as
 ``agentium simulate`` does). Before the agents, the environment step sets up the repository's
-dependencies as on a worker (``DATA_DIR/envs``). GitHub effects are printed: the plan, each
+dependencies as on a worker (``DATA_DIR/envs``) and the test command runs once on the base
+commit (the quality gate's baseline). GitHub effects are printed: the plan, each
 iteration's reviewer feedback and judge verdict, the outcome, and the branch's commits.
 
 Exit status: 0 the task ended (ready, NOMERGE or nothing to do), 1 BLOCKED, 2 it could not
@@ -35,11 +36,13 @@ from workers.agents.runner import AgentRunner
 from workers.agents.sandbox import SandboxUnavailable
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
+from workers.controller import gate
 from workers.controller.errors import ControllerError
 from workers.controller.outcomes import Start
 from workers.controller.phases import Phase
 from workers.controller.spend import Spend
 from workers.controller.state import WorkflowState
+from workers.controller.testrun import TestRun
 from workers.controller.transitions import pending_agent, step
 from workers.engine.repo_settings import config_text_at, effective_config
 from workers.gitops.checkout import LocalGit
@@ -218,11 +221,16 @@ def set_up_environment(task: LocalTask) -> LocalTask:
     return replace(task, environment=setup.ensure(request))
 
 
-def drive(task: LocalTask, printer: EffectsPrinter) -> WorkflowState:
+def take_baseline(task: LocalTask) -> TestRun:
+    """The test command on the base commit, in the environment (docs/design.md §12)."""
+    return task.runner.baseline(task.context(WorkflowState()), task.checkout())
+
+
+def drive(task: LocalTask, printer: EffectsPrinter, baseline: TestRun | None) -> WorkflowState:
     """Start the controller and answer every agent call it asks for, one at a time."""
     limits = task.config.limits
     state = WorkflowState()
-    transition = step(state, Start(), limits, now=utc_now())
+    transition = step(state, Start(baseline=baseline), limits, now=utc_now())
     printer.show(state, transition)
     while (effect := pending_agent(transition.state, limits)) is not None:
         printer.calling(effect)
@@ -252,8 +260,10 @@ def run(task: LocalTask, out: TextIO) -> int:
     try:
         task = set_up_environment(task)
         assert task.environment is not None
-        printer.say(f"Environment: {task.environment.outcome.line()}", "")
-        state = drive(task, printer)
+        printer.say(f"Environment: {task.environment.outcome.line()}")
+        baseline = take_baseline(task)
+        printer.say(f"Quality gate: {gate.status_line(baseline)}", "")
+        state = drive(task, printer, baseline)
     except KeyboardInterrupt:
         printer.say("", "Interrupted.", task.branch.describe())
         return 130

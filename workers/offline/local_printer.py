@@ -137,6 +137,8 @@ class EffectsPrinter:
             f"{data.get('verdict')} → {data.get('decision')} (comment on the {_where(effect)})"
         )
         parts = [f"Judge: {data['feedback']}"] if data.get("feedback") else []
+        if data.get("gate"):
+            parts.append(f"Quality gate: {data['gate']}")
         review = data.get("review", "").strip()
         if review:
             parts += ["Reviewer feedback:", textwrap.indent(review, INDENT)]

@@ -18,13 +18,16 @@ from workers.controller.errors import ConfigError, ControllerError
 from workers.controller.limits import WorkflowConfig, parse_workflow_config
 from workers.controller.outcomes import Command
 from workers.controller.phases import AGENT_ROLES, Role
+from workers.controller.testrun import TestRun
 
 AGENT_KEYS = {"worker": Role.WORKER, "assessor": Role.ASSESSOR}
 AGENT_KEYS |= {"reviewer": Role.REVIEWER, "judge": Role.JUDGE}
 STEP_KEYS = (*AGENT_KEYS, "fail", "command", "budget", "review", "spend")
 SPEND_KEYS: tuple[str, ...] = ("model", "input_tokens", "output_tokens", "cache_write_tokens")
 SPEND_KEYS += ("cache_read_tokens", "cost_usd", "seconds")
-TOP_KEYS = ("task", "pr_number", "settings", "steps", "expect")
+TOP_KEYS = ("task", "pr_number", "settings", "baseline", "steps", "expect")
+TEST_KEYS = ("command", "exit_code", "passed", "failed", "errors", "skipped", "failing")
+TEST_COMMAND = "make test"  # a test run's command when the scenario names none
 EXPECT_KEYS: tuple[str, ...] = ("final_phase", "path", "controller_overrode", "pr", "iterations")
 EXPECT_KEYS += ("review_rounds", "spend", "trace")
 
@@ -49,6 +52,7 @@ class ScriptStep:
     reviews: tuple[str, ...] = ()  # review: the ids of the batched reviews
     model: str = ""  # spend: the model name
     usage: dict[str, float] = field(default_factory=dict)  # spend: the figures
+    tests: TestRun | None = None  # reviewer: the test command's run on the change
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class Scenario:
     settings: WorkflowConfig
     steps: tuple[ScriptStep, ...]
     expect: dict[str, Any] = field(default_factory=dict)
+    baseline: TestRun | None = None  # the test command on the base commit (None: not taken)
 
 
 class _Reader:
@@ -100,9 +105,43 @@ class _Reader:
         return text
 
 
+def _test_run(reader: _Reader, node: Node, what: str) -> TestRun:
+    """A run of the test command: its figures; ``exit_code`` defaults to 1 when something
+    failed, else 0 (``null``: it did not finish); ``command: ""`` means there is none."""
+    fields = reader.mapping(node, what, TEST_KEYS)
+    values: dict[str, Any] = {"command": TEST_COMMAND}
+    for key, value in fields.items():
+        if key == "command":
+            values[key] = reader.text(value, f"{what}.command")
+        elif key == "failing":
+            values[key] = tuple(map(str, reader.typed(value, list, f"{what}.failing")))
+        elif key == "exit_code" and reader.value(value) is None:
+            values[key] = None
+        else:
+            values[key] = reader.typed(value, int, f"{what}.{key}")
+            if values[key] < 0 and key != "exit_code":
+                raise reader.error(value, f"{what}.{key}: expected a number >= 0")
+    if "exit_code" not in values:
+        failed = values.get("failing") or values.get("failed") or values.get("errors")
+        values["exit_code"] = 1 if failed else 0
+    return TestRun.model_validate(values)
+
+
+def _reviewer_step(reader: _Reader, node: Node) -> ScriptStep:
+    line = node.start_mark.line + 1
+    if not isinstance(node, MappingNode):
+        return ScriptStep(line, "reviewer", Role.REVIEWER, text=reader.text(node, "reviewer"))
+    fields = reader.mapping(node, "reviewer", ("text", "tests"))
+    text = reader.text(fields["text"], "reviewer.text") if "text" in fields else ""
+    tests = _test_run(reader, fields["tests"], "reviewer.tests") if "tests" in fields else None
+    return ScriptStep(line, "reviewer", Role.REVIEWER, text=text, tests=tests)
+
+
 def _agent_step(reader: _Reader, key: str, node: Node) -> ScriptStep:
     line = node.start_mark.line + 1
     role = AGENT_KEYS[key]
+    if key == "reviewer":
+        return _reviewer_step(reader, node)
     if key == "worker" and isinstance(node, MappingNode):
         fields = reader.mapping(node, "worker", ("text", "commits"))
         text = reader.text(fields["text"], "worker.text") if "text" in fields else ""
@@ -232,6 +271,9 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
         settings=_settings(reader, fields.get("settings")),
         steps=tuple(_step(reader, node) for node in fields["steps"].value),
         expect=_expect(reader, fields.get("expect")),
+        baseline=_test_run(reader, fields["baseline"], "baseline")
+        if "baseline" in fields
+        else None,
     )
 
 

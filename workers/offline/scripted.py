@@ -33,5 +33,5 @@ def scripted_outcome(item: ScriptStep, phase: Phase) -> Outcome:
     if item.role is Role.ASSESSOR:
         return AssessorDone(item.text)
     if item.role is Role.REVIEWER:
-        return ReviewerDone(item.text or "")
+        return ReviewerDone(item.text or "", tests=item.tests)
     return JudgeDone(item.text)

@@ -17,6 +17,7 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
+from workers.controller import gate
 from workers.controller.effects import (
     CommentKind,
     Effect,
@@ -142,7 +143,7 @@ def _run(scenario: Scenario, trace: _Trace) -> WorkflowState:
     limits: Limits = scenario.settings.limits
     clock: Iterator[datetime] = (CLOCK_START + timedelta(minutes=i) for i in count())
     state = WorkflowState()
-    transition = step(state, Start(), limits, now=next(clock))
+    transition = step(state, Start(baseline=scenario.baseline), limits, now=next(clock))
     trace.show(state, transition)
     queued: list[HumanReview] = []
     for item in scenario.steps:
@@ -190,9 +191,10 @@ def summarize(state: WorkflowState) -> dict[str, Any]:
 
 
 def simulate(scenario: Scenario) -> SimulationResult:
-    trace = _Trace(
-        pr_number=scenario.pr_number, lines=[f"Task: {scenario.task}", "Initial Phase: PLAN"]
-    )
+    lines = [f"Task: {scenario.task}", "Initial Phase: PLAN"]
+    if scenario.baseline is not None:
+        lines.insert(1, f"Quality gate: {gate.status_line(scenario.baseline)}")
+    trace = _Trace(pr_number=scenario.pr_number, lines=lines)
     state = _run(scenario, trace)
     return SimulationResult(tuple(trace.lines), summarize(state), state)
 
