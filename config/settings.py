@@ -139,7 +139,7 @@ class Settings(BaseSettings):
         default=300.0,
         ge=10,
         le=86400,
-        description="Seconds between a worker's sweeps for old checkouts (10..86400).",
+        description="Seconds between a worker's sweeps for unused checkouts (10..86400).",
     )
     dashboard_token: SecretStr | None = Field(
         default=None,

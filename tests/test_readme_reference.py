@@ -31,13 +31,13 @@ def test_every_variable_and_repository_key_is_listed() -> None:
 
 def test_write_and_check(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
-    readme.write_text(f"# x\n\n{reference.BEGIN}\nold\n{reference.END}\n\nrest\n")
+    readme.write_text(f"# x\n\n{reference.BEGIN}\nSTALE-TABLE\n{reference.END}\n\nrest\n")
     assert reference.main(["--check"], readme=readme) == 1
     assert reference.main(["--write"], readme=readme) == 0
     assert reference.main(["--check"], readme=readme) == 0
     text = readme.read_text()
     assert text.startswith("# x\n\n") and text.endswith(f"{reference.END}\n\nrest\n")
-    assert "| `PUBLIC_URL` |" in text and "old" not in text
+    assert "| `PUBLIC_URL` |" in text and "STALE-TABLE" not in text
 
 
 def test_missing_markers_are_named(tmp_path: Path) -> None:
