@@ -1,11 +1,12 @@
 """`make bench`: how much context the agents send, and how much of it the cache can serve.
 
 A scripted COMPLEX task (PLAN 1 iteration, IMPLEMENT 4 iterations, the first walking the
-plan's 3 tasks, DOCS 1) runs through the real controller (`step`), the real AgentRunner,
-prompt building, tool loop and sandbox, on a real checkout of iniconfig, against the fake
-Anthropic server, which records every request. Per call it prints the input size (the
-prompt's bytes in the cache's order: tools, system, messages), the bytes shared with the
-previous call of the same agent, and that share. Targets:
+plan's 3 tasks in 3 waves of one subtask each, every wave reviewed and judged, DOCS 1) runs
+through the real controller (`step`), the real AgentRunner, prompt building, tool loop and
+sandbox, on a real checkout of iniconfig, against the fake Anthropic server, which records
+every request. Per call it prints the input size (the prompt's bytes in the cache's order:
+tools, system, messages), the bytes shared with the previous call of the same agent, and
+that share. Targets:
 
 - the shared (cacheable) prefix is >= 70% of the input of every call after the first of
   its agent;
@@ -39,8 +40,9 @@ from workers.agents.runner import AgentDeps, AgentRunner
 from workers.agents.sandbox import Sandbox, SandboxUnavailable, open_sandbox
 from workers.agents.settings import SandboxSettings
 from workers.agents.task import TaskContext
-from workers.controller.effects import RunAgent
-from workers.controller.outcomes import Outcome, Start
+from workers.controller.effects import RunAgent, RunWave
+from workers.controller.limits import WorkflowConfig
+from workers.controller.outcomes import BudgetExceeded, Outcome, Start
 from workers.controller.phases import Phase
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
@@ -53,6 +55,7 @@ from workers.defaults import (
 from workers.engine.statesync import extract_safely
 from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git
+from workers.offline import local_waves
 
 REPO = Path(__file__).parent.parent / "tests" / "corpus" / "repos" / "iniconfig.tar.gz"
 CACHE_TARGET = 0.70
@@ -113,30 +116,71 @@ def _sandbox(settings: SandboxSettings) -> Sandbox:
         return Sandbox(settings, None)
 
 
-def run_task(work: Path, fake: FakeAnthropic) -> list[tuple[RunAgent, int, int]]:
+@dataclass(frozen=True)
+class BenchTask:
+    """The task as local mode's waves need it (see workers.offline.local_waves)."""
+
+    runner: AgentRunner
+    state_dir: Path
+    root: Path
+    base: str
+    workflow: WorkflowConfig
+
+    def context(self, state: WorkflowState) -> TaskContext:
+        return TaskContext.from_state(
+            state, self.workflow, issue_number=42, issue_title=ISSUE_TITLE,
+            issue_body=ISSUE_BODY, checkout=self.root, state_dir=self.state_dir,
+            base_sha=self.base,
+        )  # fmt: skip
+
+    def checkout(self) -> LocalGit:
+        git = Git(self.root.parent / "git-home")
+        return LocalGit(self.root, git, author="agentium[bot]", email="bot@example.com")
+
+
+Runs = list[tuple[RunAgent, int, int]]
+
+
+def _wave(
+    task: BenchTask, fake: FakeAnthropic, wave: RunWave, state: WorkflowState, runs: Runs
+) -> Outcome:
+    """A wave's subtasks one after another (as local mode runs them), then the join."""
+    start = local_waves.wave_start(task, wave, state)
+    outputs = []
+    for call in wave.calls:
+        fake.push(*replies(call, len(runs) + 1))
+        first = len(fake.requests)
+        done = local_waves.run_subtask(
+            task, call, state, start, local_waves.subtask_folder(task, call)
+        )
+        runs.append((call, first, len(fake.requests)))
+        assert not isinstance(done, BudgetExceeded)
+        outputs.append(done)
+    return local_waves.join(task, wave, state, start, outputs)
+
+
+def run_task(work: Path, fake: FakeAnthropic) -> Runs:
     """Run the task to the end; each agent run with the range of its requests."""
     checkout, base = _checkout(work)
     (work / "git-home").mkdir(exist_ok=True)
-    git = LocalGit(
-        checkout, Git(work / "git-home"), author="agentium[bot]", email="bot@example.com"
-    )
-    runner, workflow = _runner(fake), load_default_workflow_config()
+    workflow = load_default_workflow_config()
+    task = BenchTask(_runner(fake), work / "state", checkout, base, workflow)
     now = datetime(2026, 11, 21, tzinfo=UTC)
     transition = step(WorkflowState(), Start(), workflow.limits, now=now)
-    runs: list[tuple[RunAgent, int, int]] = []
+    runs: Runs = []
     while True:
-        pending = [e for e in transition.effects if isinstance(e, RunAgent)]
+        pending = [e for e in transition.effects if isinstance(e, RunAgent | RunWave)]
         if not pending:
             return runs
         effect = pending[0]
-        fake.push(*replies(effect, len(runs) + 1))
-        task = TaskContext.from_state(
-            transition.state, workflow, issue_number=42, issue_title=ISSUE_TITLE,
-            issue_body=ISSUE_BODY, checkout=checkout, state_dir=work / "state", base_sha=base,
-        )  # fmt: skip
-        first = len(fake.requests)
-        outcome: Outcome = runner.run(effect, task, git)
-        runs.append((effect, first, len(fake.requests)))
+        outcome: Outcome
+        if isinstance(effect, RunWave):
+            outcome = _wave(task, fake, effect, transition.state, runs)
+        else:
+            fake.push(*replies(effect, len(runs) + 1))
+            first = len(fake.requests)
+            outcome = task.runner.run(effect, task.context(transition.state), task.checkout())
+            runs.append((effect, first, len(fake.requests)))
         transition = step(transition.state, outcome, workflow.limits, now=now)
 
 

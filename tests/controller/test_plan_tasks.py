@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import pytest
 
-from workers.controller.effects import TaskPointer
 from workers.controller.plan import count_tasks, task_section
 
 PLAN = """# Plan
@@ -38,11 +37,6 @@ def test_a_plan_without_headers_is_one_task() -> None:
 def test_out_of_range() -> None:
     with pytest.raises(IndexError):
         task_section(PLAN, 2)
-
-
-def test_breadcrumb() -> None:
-    assert TaskPointer(0, 5).breadcrumb() == "Executing Task 1 of 5"
-    assert TaskPointer(2, 5).breadcrumb() == "Tasks 1-2 of 5 completed. Now executing Task 3"
 
 
 def test_ids_with_letters_and_sections_mentioning_files() -> None:

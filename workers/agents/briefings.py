@@ -9,6 +9,7 @@ goal, its own earlier answers in this phase, and is told when the iteration is t
 
 from __future__ import annotations
 
+from workers.agents import wavefiles
 from workers.agents.context import Conversation, briefing
 from workers.agents.prompts import Prompts
 from workers.agents.roles import PHASE_GOALS
@@ -16,6 +17,7 @@ from workers.agents.settings import ContextSettings
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.agents.untrusted import issue_text, quoted, show_invisible, strip_hidden
+from workers.agents.wave_notes import findings_note, judge_note, review_note, walk_note
 from workers.controller.effects import RunAgent
 from workers.controller.phases import Phase
 
@@ -65,9 +67,14 @@ class ReviewPrompts:
         )
         shown, note = capped(show_invisible(diff), self.settings.diff_chars, "diff")
         report = files.worker_report(effect.phase, effect.iteration)
+        if effect.wave is not None and task.walk.waves:
+            report = wavefiles.reports(files.root, task.walk.waves[effect.wave.number - 1])
+        waves = review_note(effect, task.walk) or walk_note(effect, task.walk, files.root)
         variable = self.prompts.render(
             "reviewer.context",
             **common,
+            waves=waves,
+            plan_check=findings_note(effect, task.plan_findings),
             plan_under_review=under_review,
             diff=quoted("the diff", shown) if diff.strip() else "",
             diff_note=note,
@@ -97,9 +104,12 @@ class ReviewPrompts:
             plan=quoted("the plan", task.plan) if task.plan else "",
         )
         review, _ = capped(task.review, self.settings.feedback_chars, "feedback")
+        waves = judge_note(effect, task.walk) or walk_note(effect, task.walk, files.root)
         variable = self.prompts.render(
             "judge.context",
             **common,
+            waves=waves,
+            plan_check=findings_note(effect, task.plan_findings),
             last_iteration=effect.last_iteration,
             directives=self._directives(effect, files),
             review=quoted("the reviewer", review or "(the reviewer wrote nothing)"),

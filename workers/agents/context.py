@@ -21,7 +21,7 @@ from workers.agents.untrusted import issue_text, quoted, strip_hidden
 from workers.controller import memory
 from workers.controller.effects import RunAgent, Session
 from workers.controller.phases import WORK_PHASES, Phase
-from workers.controller.plan import TASK_HEADER_RE, task_section
+from workers.controller.plan import TASK_HEADER_RE
 from workers.controller.state import Feedback
 
 FRAMINGS = (
@@ -99,8 +99,6 @@ def _assignment(effect: RunAgent) -> str:
         return "Write the plan for it now, or say that nothing needs to be done."
     if effect.phase is Phase.DOCS:
         return "Update the documentation for the implemented change now."
-    if effect.task is not None:
-        return f"{effect.task.breadcrumb()}: do this task only, with its tests."
     return "Make the change with its tests, and address the action items."
 
 
@@ -153,9 +151,6 @@ class WorkerPrompts:
         plan = task.plan or ""
         if effect.phase is Phase.PLAN or not plan:
             return {"task_section": ""}
-        if effect.task is not None and task_headers(plan):
-            section = task_section(plan, effect.task.index)
-            return {"breadcrumb": effect.task.breadcrumb(), "task_section": section}
         if not task_headers(plan):
             return {"breadcrumb": "The plan is one task", "task_section": plan}
         return {"task_section": ""}

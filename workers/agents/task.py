@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from workers.controller.limits import DEFAULT_PRIORITIES, WorkflowConfig
 from workers.controller.memory import Memory, MemoryType
 from workers.controller.state import WorkflowState
+from workers.controller.wavestate import WaveWalk
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class TaskContext:
     memory_priorities: tuple[MemoryType, ...] = DEFAULT_PRIORITIES
     comments: tuple[str, ...] = ()
     test_command: str | None = None
+    plan_findings: tuple[str, ...] = ()
+    walk: WaveWalk = field(default_factory=WaveWalk)
 
     @classmethod
     def from_state(
@@ -64,4 +67,6 @@ class TaskContext:
             memory_priorities=workflow.memory.priorities,
             comments=comments,
             test_command=test_command,
+            plan_findings=state.plan_findings,
+            walk=state.walk,
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from workers.controller.effects import RunWave
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
 from workers.controller.review import accepts_review, batch_reviews
@@ -83,6 +84,8 @@ class Driver:
         self.prepare()
         effect = pending_agent(self.record.workflow, self.config.limits)
         assert effect is not None
+        if isinstance(effect, RunWave):
+            raise NotImplementedError("the engine runs waves from the next commit on")
         context = self.session.agent_context(self.config)
         runner = self.session.runner(self.rt, self.config)
         outcome = runner.run(effect, context, self.session.checkout())

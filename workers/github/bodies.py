@@ -62,7 +62,9 @@ def status_body(state: WorkflowState, pr_url: str | None = None, spend: str = ""
 
 
 def _verdicts(state: WorkflowState) -> str:
-    said = [f"{e.phase} {e.iteration}: {e.verdict}" for e in state.history if e.verdict]
+    said = [
+        f"{e.phase} {e.iteration}: {e.verdict}" for e in state.history if e.verdict and not e.wave
+    ]
     return " · ".join(said[-8:])
 
 
