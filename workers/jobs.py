@@ -14,9 +14,10 @@ from rq import Queue, get_current_job
 
 from config.defaults import load_bot_defaults
 from config.settings import Settings, load_settings
-from workers.engine import scheduling
+from workers.engine import scheduling, subtasks
 from workers.engine.driver import advance
 from workers.engine.repo_settings import trigger_label_of
+from workers.engine.wavestep import WaveJobs
 from workers.intake import deliveries
 from workers.intake.apply import Schedule
 from workers.intake.deliveries import read_metas
@@ -76,6 +77,13 @@ def scheduler(queue: Queue) -> Schedule:
     return lambda record, cause: scheduling.schedule_step(queue, record, cause)
 
 
+def wave_jobs(queue: Queue) -> WaveJobs:
+    return WaveJobs(
+        launch=lambda *run: scheduling.schedule_subtask(queue, *run),
+        alive=lambda *run: scheduling.subtask_job_alive(queue, *run),
+    )
+
+
 def run_step(key: str) -> str:
     """The RQ job for one step of a task (see workers.engine.driver)."""
     rt = runtime()
@@ -84,7 +92,16 @@ def run_step(key: str) -> str:
         key,
         lambda record: scheduling.schedule_step(rt.queue, record),
         lambda busy: scheduling.schedule_recheck(rt.queue, busy),
+        wave_jobs(rt.queue),
     )
+
+
+def run_subtask(key: str, wave: int, attempt: int, subtask: str) -> str:
+    """The RQ job for one subtask of a wave (see workers.engine.subtasks)."""
+    rt = runtime()
+    where = subtasks.Where(key, wave, attempt, subtask)
+    ask_join = lambda record, n, a: scheduling.schedule_join(rt.queue, record, n, a)  # noqa: E731
+    return subtasks.run_subtask(rt, where, ask_join)
 
 
 def sweep() -> int:

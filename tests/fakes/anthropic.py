@@ -7,7 +7,8 @@
 
 Every reply is built from a real response in ``tests/corpus/anthropic/`` (the SDK's models
 parse them); errors carry their real bodies and headers. A reply may also be a function of
-the request (``Callable[[Recorded], Reply]``). Every request is recorded with its headers
+the request (``Callable[[Recorded], Reply]``); a reply with ``delay_s`` is sent that much
+later without holding up the others (a slow model). Every request is recorded with its headers
 and raw bytes. Usage is computed from the request like the real prompt cache would: bytes
 up to the longest ``cache_control`` breakpoint seen before are a cache read, the rest up to
 the last breakpoint a cache write (4 bytes per token).
@@ -15,6 +16,7 @@ the last breakpoint a cache write (4 bytes per token).
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import itertools
 import json
@@ -47,6 +49,7 @@ class Reply:
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
     usage: dict[str, int] | None = None  # fixed usage instead of the computed one
+    delay_s: float = 0.0  # answer this much later, without holding up other requests
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,8 @@ class FakeAnthropic:
             if reply.status == 200:
                 body["usage"] = {**body["usage"], **(reply.usage or self._usage(recorded))}
         headers = {"request-id": f"req_fake{next(_ids):06d}", **reply.headers}
+        if reply.delay_s > 0:
+            await asyncio.sleep(reply.delay_s)  # a slow model: other requests go on meanwhile
         return JSONResponse(body, status_code=reply.status, headers=headers)
 
     def _usage(self, recorded: Recorded) -> dict[str, int]:

@@ -20,6 +20,7 @@ from workers.controller.transitions import pending_agent, step
 from workers.engine.repo_settings import config_text_at, effective_config
 from workers.engine.reviews import as_review, reviews_waiting
 from workers.engine.session import TaskSession, open_session
+from workers.engine.wavestep import WaveJobs, WaveStep
 from workers.github import permissions
 from workers.github.comments import post_once
 from workers.intake.repo_labels import remember
@@ -43,8 +44,13 @@ Schedule = Callable[[TaskRecord], object]
 Recheck = Callable[[str], object]
 
 
-def advance(rt: Runtime, key: str, schedule: Schedule, recheck: Recheck) -> str:
-    """Run one step of the task `key`; returns a short word for the job's result."""
+def advance(
+    rt: Runtime, key: str, schedule: Schedule, recheck: Recheck, jobs: WaveJobs | None = None
+) -> str:
+    """Run one step of the task `key`; returns a short word for the job's result.
+
+    While a wave's subtasks run (``jobs`` launches them), no next step is scheduled: the
+    subtask that ends last asks for the join."""
     try:
         with rt.store.locked(key):
             record = rt.store.get(key)
@@ -54,9 +60,9 @@ def advance(rt: Runtime, key: str, schedule: Schedule, recheck: Recheck) -> str:
                 record.status = TaskStatus.ACTIVE  # a human review starts a new round
             if record.status is not TaskStatus.ACTIVE:
                 return f"task_{record.status.value}"
-            driver = Driver(rt, open_session(rt, record))
+            driver = Driver(rt, open_session(rt, record), jobs)
             result = driver.run()
-            if driver.wants_agent():
+            if driver.wants_agent() and not driver.wave_running:
                 schedule(driver.record)
             return result
     except TaskBusy:
@@ -67,10 +73,12 @@ def advance(rt: Runtime, key: str, schedule: Schedule, recheck: Recheck) -> str:
 
 
 class Driver:
-    def __init__(self, rt: Runtime, session: TaskSession) -> None:
+    def __init__(self, rt: Runtime, session: TaskSession, jobs: WaveJobs | None = None) -> None:
         self.rt = rt
         self.session = session
         self.record = session.record
+        self.jobs = jobs
+        self.wave_running = False
         self.config = defaults_only(rt.config_defaults)
         if self.record.workflow.started:
             self.config = effective_config(rt.config_defaults, self.record.repo_config)
@@ -83,14 +91,22 @@ class Driver:
             return "idle" if self.active else f"task_{self.record.status.value}"
         self.prepare()
         effect = pending_agent(self.record.workflow, self.config.limits)
-        assert effect is not None
         if isinstance(effect, RunWave):
-            raise NotImplementedError("the engine runs waves from the next commit on")
+            return self.wave(effect)
+        assert effect is not None
         context = self.session.agent_context(self.config)
         runner = self.session.runner(self.rt, self.config)
         outcome = runner.run(effect, context, self.session.checkout())
         self.apply(outcome)
         return f"ran_{effect.role.value.lower()}"
+
+    def wave(self, effect: RunWave) -> str:
+        """Launch the wave's subtasks, or join them once they all ended."""
+        if self.jobs is None:
+            raise RuntimeError("this step cannot launch subtasks (no wave jobs given)")
+        result = WaveStep(self, self.jobs).run(effect)
+        self.wave_running = result not in ("joined", "subtask_failed", "budget")
+        return result
 
     def prepare(self) -> None:
         """The checkout at the task's last pushed commit and its state files, on any worker."""

@@ -24,7 +24,8 @@ from workers.gitops.wavegit import join_patches
 
 @dataclass(frozen=True)
 class SubtaskOutput:
-    """What one subtask left: its report, its patch, or why it could not be run."""
+    """What one subtask left: its report, its patch, or why it could not be run (``error``)
+    or its changes cannot be joined (``problem``: too many of them)."""
 
     id: str
     text: str = ""
@@ -32,6 +33,7 @@ class SubtaskOutput:
     error: str = ""
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    problem: str = ""
 
     def result(self) -> SubtaskResult:
         return SubtaskResult(self.id, self.text, self.error, self.started_at, self.finished_at)
@@ -62,6 +64,9 @@ def join_wave(
         wavefiles.write_report(state_dir, wave.number, attempt, output.id, output.text)
     if any(output.error for output in ordered):
         return WaveJoined(wave.number, attempt, results, start_commit=start)
+    problems = [f"Subtask {o.id}: {o.problem}" for o in ordered if o.problem]
+    if problems:
+        return WaveJoined(wave.number, attempt, results, start, conflict="\n".join(problems))
     when = (wave.started_at or datetime(2000, 1, 1)).isoformat()
     scratch = state_dir.parent / f"{state_dir.name}.join"
     patches = [(output.id, output.patch) for output in ordered]

@@ -15,6 +15,7 @@ from workers.tasks.store import TaskStore
 log = logging.getLogger("agentium.scheduling")
 
 STEP_JOB = "workers.jobs.run_step"
+SUBTASK_JOB = "workers.jobs.run_subtask"
 SWEEP_JOB = "workers.jobs.sweep"
 STEP_TIMEOUT_S = 3 * 3600  # longer than any one agent run (config/agents.yml run_limits)
 STALE_AFTER = timedelta(minutes=3)  # no progress and no lock for this long: re-enqueue
@@ -49,6 +50,51 @@ def schedule_step(queue: Queue, record: TaskRecord, cause: str = "") -> bool:
     except DuplicateJobError:
         return False
     return True
+
+
+def subtask_job_id(key: str, wave: int, attempt: int, subtask: str, launch: int) -> str:
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return f"subtask-{digest}-w{wave}-a{attempt}-{subtask}-{launch}"
+
+
+def schedule_subtask(
+    queue: Queue, key: str, wave: int, attempt: int, subtask: str, launch: int
+) -> bool:
+    """Enqueue one launch of a wave's subtask; False when that launch's job is known."""
+    try:
+        queue.enqueue_call(
+            SUBTASK_JOB,
+            args=(key, wave, attempt, subtask),
+            job_id=subtask_job_id(key, wave, attempt, subtask, launch),
+            unique=True,
+            timeout=STEP_TIMEOUT_S,
+            result_ttl=24 * 3600,
+            failure_ttl=7 * 24 * 3600,
+            retry=Retry(max=2, interval=[10, 60]),
+            description=f"subtask {subtask} of wave {wave} (attempt {attempt}) of {key}",
+        )
+    except DuplicateJobError:
+        return False
+    return True
+
+
+LIVE_JOB_STATES = frozenset({"queued", "started", "deferred", "scheduled"})
+
+
+def subtask_job_alive(
+    queue: Queue, key: str, wave: int, attempt: int, subtask: str, launch: int
+) -> bool:
+    """Whether that launch's job still waits in the queue or runs."""
+    job = queue.fetch_job(subtask_job_id(key, wave, attempt, subtask, launch))
+    if job is None:
+        return False
+    status = job.get_status(refresh=True)
+    return status is not None and str(getattr(status, "value", status)) in LIVE_JOB_STATES
+
+
+def schedule_join(queue: Queue, record: TaskRecord, wave: int, attempt: int) -> bool:
+    """The step that joins a wave once its last subtask ended (asked by that subtask)."""
+    return schedule_step(queue, record, f"join-w{wave}-a{attempt}")
 
 
 RECHECK_AFTER = timedelta(seconds=40)  # past the lock's TTL

@@ -56,7 +56,9 @@ def run_subtask(
         text = outcome.text if isinstance(outcome, WorkerDone) else ""
         try:
             return SubtaskOutput(call.subtask or "", text, subtask_patch(repo, start))
-        except (PatchTooLarge, GitError) as error:
+        except PatchTooLarge as error:
+            return SubtaskOutput(call.subtask or "", text, problem=str(error))
+        except GitError as error:
             return SubtaskOutput(call.subtask or "", text, error=str(error))
     finally:
         git.run("worktree", "remove", "--force", str(folder), cwd=main.root, check=False)
