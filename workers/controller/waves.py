@@ -64,8 +64,7 @@ def start_walk(state: WorkflowState, ctx: Context) -> Transition:
     shape = "; ".join(f"{w.number}: {', '.join(w.ids)}" for w in walk.waves)
     how = "" if check.valid else " (the plan is invalid: one task at a time, in plan order)"
     noted = record(laid, ctx, Role.CONTROLLER, f"Plan in {len(walk.waves)} waves{how}: {shape}")
-    started = _start_wave(noted, ctx, 0, 1, None)
-    return Transition(started.state, (status(started.state), *started.effects))
+    return _start_wave(noted, ctx, 0, 1, None)
 
 
 def _start_wave(
@@ -116,7 +115,8 @@ def _start_wave(
             wave=wave.number,
             subtask=item.id,
         )
-    return wait_for(moved, ctx, Role.WORKER, wave=wave.number)
+    started = wait_for(moved, ctx, Role.WORKER, wave=wave.number)
+    return Transition(started.state, (status(started.state), *started.effects))
 
 
 def _check_joined(wave: WaveState, joined: WaveJoined) -> None:
@@ -239,7 +239,8 @@ def _completed(state: WorkflowState, ctx: Context, wave: WaveState) -> Transitio
     finished = noted.walk.model_copy(update={"finished": True})
     said = f"All {len(state.walk.waves)} waves completed: the review of the whole change"
     noted = record(noted.model_copy(update={"walk": finished}), ctx, Role.CONTROLLER, said)
-    return wait_for(noted, ctx, Role.REVIEWER)
+    reviewing = wait_for(noted, ctx, Role.REVIEWER)
+    return Transition(reviewing.state, (status(reviewing.state), *reviewing.effects))
 
 
 def _attempt_failed(
@@ -282,4 +283,5 @@ def _stop(state: WorkflowState, ctx: Context, reason: str) -> Transition:
             iteration=state.iteration,
         )
         noted = noted.model_copy(update={"memory": memory.add(noted.memory, [entry])})
-    return wait_for(noted, ctx, Role.REVIEWER)
+    reviewing = wait_for(noted, ctx, Role.REVIEWER)
+    return Transition(reviewing.state, (status(reviewing.state), *reviewing.effects))
