@@ -51,12 +51,13 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Receiver load, tasks under load, prompt-context growth and GitHub requests per task.
+# Receiver load, tasks under load, prompt-context growth, GitHub requests per task, waves.
 bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
 	$(BIN)/python -m bench.tasks
 	$(BIN)/python -m bench.context
 	$(BIN)/python -m bench.github_requests
+	$(BIN)/python -m bench.waves
 
 # Offline: the real processes against fake GitHub and Anthropic servers, two issues.
 demo: $(STAMP)

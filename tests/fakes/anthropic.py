@@ -154,6 +154,7 @@ class FakeAnthropic:
     def __init__(self, script: Iterable[Script] = (), *, api_key: str = "test-key") -> None:
         self.script: deque[Script] = deque(script)
         self.requests: list[Recorded] = []
+        self.usages: list[dict[str, int] | None] = []  # per request: the usage answered
         self.unexpected: list[str] = []
         self.api_key = api_key
         self._cached: set[bytes] = set()
@@ -175,6 +176,8 @@ class FakeAnthropic:
         recorded = Recorded(dict(request.headers), raw)
         with self._lock:
             self.requests.append(recorded)
+            self.usages.append(None)
+            position = len(self.requests) - 1
             if not self._authorised(request):
                 return _error(401, "authentication_error", "invalid x-api-key")
             if not self.script:
@@ -185,6 +188,7 @@ class FakeAnthropic:
             body = copy.deepcopy(reply.body)
             if reply.status == 200:
                 body["usage"] = {**body["usage"], **(reply.usage or self._usage(recorded))}
+                self.usages[position] = body["usage"]
         headers = {"request-id": f"req_fake{next(_ids):06d}", **reply.headers}
         if reply.delay_s > 0:
             await asyncio.sleep(reply.delay_s)  # a slow model: other requests go on meanwhile

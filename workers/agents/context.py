@@ -118,7 +118,11 @@ class WorkerPrompts:
     def system(self) -> str:
         return self.prompts.render("worker.system")
 
-    def stable(self, effect: RunAgent, task: TaskContext, files: TaskFiles) -> str:
+    def stable(
+        self, effect: RunAgent, task: TaskContext, files: TaskFiles, plan_path: str = ""
+    ) -> str:
+        """The cacheable block; ``plan_path`` names the plan instead of its path (a wave's
+        subtasks each have a private copy of the task's files, at different paths)."""
         return self.prompts.render(
             "worker.briefing",
             phase=effect.phase.value,
@@ -128,7 +132,7 @@ class WorkerPrompts:
             issue_number=task.issue_number,
             issue=issue_text(task.issue_title, task.issue_body),
             repo_map=files.repo_map(task.checkout),
-            plan_path=str(files.plan_path) if task.plan else "",
+            plan_path=(plan_path or str(files.plan_path)) if task.plan else "",
             task_headers="\n".join(task_headers(task.plan or "")),
         )
 

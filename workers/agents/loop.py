@@ -60,11 +60,18 @@ def _limit_hit(limits: RunLimits, steps: int, usage: Usage, seconds: float) -> S
 
 
 def cache_marks(messages: list[Message]) -> tuple[tuple[int, int], ...]:
-    """Breakpoints: the stable first block of the briefing, and the newest message."""
-    marks = [(0, 0)] if messages and len(messages[0].content) > 1 else []
-    last = len(messages) - 1
-    if last >= 0 and (last, 0) not in marks:
-        marks.append((last, len(messages[last].content) - 1))
+    """Breakpoints: the briefing's stable block and its end, and the newest message's end.
+
+    The briefing's end stays a breakpoint after the first call, so every later call of the
+    conversation reads the whole briefing from the cache (with the system prompt's, four
+    breakpoints at most, the API's limit)."""
+    marks: list[tuple[int, int]] = []
+    if messages and len(messages[0].content) > 1:
+        marks += [(0, 0), (0, len(messages[0].content) - 1)]
+    if messages:
+        newest = (len(messages) - 1, len(messages[-1].content) - 1)
+        if newest not in marks:
+            marks.append(newest)
     return tuple(marks)
 
 

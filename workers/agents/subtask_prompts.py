@@ -1,8 +1,9 @@
 """The prompt of one subtask of a wave (docs/design.md §8): scoped context, stable prefix.
 
 The conversation starts as every IMPLEMENT worker's does: the same system prompt, tools and
-stable block (the issue, the repository's files, the plan's path and task headers), so all
-the subtasks of a task share one cached prefix. The second block is the subtask's own:
+stable block (the issue, the repository's files, the plan's path and task headers), then
+the rules of a wave's subtasks (the same for all of them), so all the subtasks of a task
+share one cached prefix. The second block is the subtask's own:
 the earlier waves' summaries (with their restoration references), its direct dependencies
 (title and description), the plan sections that mention its files, on a retry the full
 review with the action items last and a framing that changes per attempt, and at the end
@@ -19,7 +20,6 @@ from workers.agents.untrusted import quoted, strip_hidden
 from workers.controller.effects import RunAgent
 from workers.controller.plan import (
     PlanTask,
-    SubtaskType,
     plan_tasks,
     sections_mentioning,
     task_section,
@@ -28,21 +28,6 @@ from workers.controller.plan_check import dependencies
 
 DEPENDENCY_CHARS = 800
 SECTIONS_CHARS = 6000
-KIND_RULES = {
-    SubtaskType.TEST: (
-        "Write the tests only, as the plan describes: they are expected to fail until the "
-        "implementation runs in a later wave (red). Do not implement the feature; make sure "
-        "the tests are collected and fail for the right reason."
-    ),
-    SubtaskType.IMPL: (
-        "Write the implementation that makes the tests of the earlier waves pass (green); run "
-        "them, and the repository's other tests."
-    ),
-    SubtaskType.REFACTOR: (
-        "Improve the code without changing its behaviour: every test passes before and after."
-    ),
-    None: "Do what the plan says for this task, with its tests.",
-}
 
 
 class SubtaskError(ValueError):
@@ -121,8 +106,7 @@ class SubtaskPrompts:
             "sections": _sections(plan, index, me),
             "plan_path": str(files.plan_path),
             "title": me.title,
-            "kind": me.kind.value if me.kind else "not given",
-            "kind_rule": KIND_RULES[me.kind],
+            "kind": me.kind.value if me.kind else "not given (do what the plan says)",
             "files": ", ".join(f"`{f}`" for f in me.files) or "not named: see the plan",
             "description": me.description or task_section(plan, index),
             "issue_number": task.issue_number,
@@ -134,7 +118,8 @@ class SubtaskPrompts:
     def conversation(self, effect: RunAgent, task: TaskContext, files: TaskFiles) -> Conversation:
         if task.plan:
             files.write_plan(task.plan)
-        first = briefing(
-            self.workers.stable(effect, task, files), self.variable(effect, task, files)
-        )
+        named = "file `plan.md` of the task's files (its path is at the end)"
+        rules = self.prompts.render("subtask.rules")
+        stable = self.workers.stable(effect, task, files, plan_path=named) + "\n" + rules
+        first = briefing(stable, self.variable(effect, task, files))
         return Conversation(self.workers.system(), (first,))
