@@ -7,7 +7,8 @@ steps at the head of the script. A step that changes files first asks for a
 which its siblings then overlap), then gives its report; ``fail`` answers with a
 non-retryable error. Every subtask's final answer can be held ``delay_s`` (a slow model,
 without holding up the others); each request is recorded with its arrival time, so a test
-can tell which subtasks were in flight at the same time.
+can tell which subtasks were in flight at the same time. A subtask asked again (its worker
+died and another runs it) gets the same answer again (``repeats`` counts them).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class SubtaskAnswers:
     flights: list[Flight] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     in_flight: dict[str, ScriptStep] = field(default_factory=dict)
+    answered: dict[tuple[int, int, str], ScriptStep] = field(default_factory=dict)
+    repeats: int = 0
 
     def answer(self, steps: deque[ScriptStep], request: Recorded, final: bool) -> Reply:
         found = subtask_of(request)
@@ -59,9 +62,12 @@ class SubtaskAnswers:
         wave, attempt, subtask = found
         arrived = time.time()
         step = self.in_flight.pop(subtask, None) if final else self._take(steps, subtask)
+        if step is None and (wave, attempt, subtask) in self.answered:
+            step, self.repeats = self.answered[(wave, attempt, subtask)], self.repeats + 1
         if step is None:
             self.errors.append(f"subtask {subtask}: no step for it at the head of the script")
             return text("(script mismatch)")
+        self.answered[(wave, attempt, subtask)] = step
         if step.error:
             return bad_request()
         delay = self.delay_s if final or step.commits is False else 0.0
