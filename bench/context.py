@@ -188,7 +188,7 @@ def measure(fake: FakeAnthropic, runs: list[tuple[RunAgent, int, int]]) -> list[
     previous: dict[str, bytes] = {}
     calls = []
     for effect, first, last in runs:
-        agent = spec_for(effect).kind.value
+        agent = spec_for(effect).kind.value + (" (subtask)" if effect.subtask else "")
         for recorded in fake.requests[first:last]:
             prompt = prompt_bytes(recorded.json)
             shared = shared_prefix(previous[agent], prompt) if agent in previous else 0
@@ -220,11 +220,11 @@ def verdicts(calls: list[Call]) -> dict[str, object]:
 
 
 def report(calls: list[Call], summary: dict[str, object]) -> None:
-    print(f"{'#':>3} {'agent':<17} {'phase':<9} {'it':>2} {'bytes':>8} {'shared':>8} {'share':>6}")
+    print(f"{'#':>3} {'agent':<27} {'phase':<9} {'it':>2} {'bytes':>8} {'shared':>8} {'share':>6}")
     for n, call in enumerate(calls, 1):
         share = f"{call.share:6.1%}" if call.shared else "     -"
         print(
-            f"{n:>3} {call.agent:<17} {call.phase:<9} {call.iteration:>2} "
+            f"{n:>3} {call.agent:<27} {call.phase:<9} {call.iteration:>2} "
             f"{call.size:>8,} {call.shared:>8,} {share}"
         )
     print()

@@ -98,6 +98,9 @@ class Driver:
         runner = self.session.runner(self.rt, self.config)
         outcome = runner.run(effect, context, self.session.checkout())
         self.apply(outcome)
+        following = pending_agent(self.record.workflow, self.config.limits)
+        if self.wants_agent() and isinstance(following, RunWave) and self.jobs is not None:
+            self.wave(following)  # a wave starts in this step: no hop through another job
         return f"ran_{effect.role.value.lower()}"
 
     def wave(self, effect: RunWave) -> str:
