@@ -3,8 +3,9 @@
 A subtask's worker is recognised by its briefing (``# Wave N of M...: subtask X``) and
 answered by the scenario's ``subtask`` step with that id, taken from the run of subtask
 steps at the head of the script. A step that changes files first asks for a
-``write_file`` (``WAVE_<id>.md``, or ``AGENTIUM_CONFLICT.md`` for a step with ``conflict``,
-which its siblings then overlap), then gives its report; ``fail`` answers with a
+``write_file`` (``WAVE_<id>.md``; when a step of the same wave attempt declares a
+``conflict``, every subtask of that attempt writes ``AGENTIUM_CONFLICT.md`` instead, so
+their changes really overlap at the join), then gives its report; ``fail`` answers with a
 non-retryable error. Every subtask's final answer can be held ``delay_s`` (a slow model,
 without holding up the others); each request is recorded with its arrival time, so a test
 can tell which subtasks were in flight at the same time. A subtask asked again (its worker
@@ -22,6 +23,7 @@ from tests.fakes.anthropic import Recorded, Reply, bad_request, text, tool_use
 from workers.offline.scenario import ScriptStep
 
 SUBTASK = re.compile(r"^# Wave (\d+) of \d+(?:, attempt (\d+) of \d+)?: subtask (\S+)")
+SIBLINGS = re.compile(r"^(\d+) subtask\(s\) in this wave", re.MULTILINE)
 
 
 def subtask_of(request: Recorded) -> tuple[int, int, str] | None:
@@ -54,6 +56,7 @@ class SubtaskAnswers:
     errors: list[str] = field(default_factory=list)
     in_flight: dict[str, ScriptStep] = field(default_factory=dict)
     answered: dict[tuple[int, int, str], ScriptStep] = field(default_factory=dict)
+    conflicted: dict[tuple[int, int], bool] = field(default_factory=dict)
     repeats: int = 0
 
     def answer(self, steps: deque[ScriptStep], request: Recorded, final: bool) -> Reply:
@@ -61,6 +64,12 @@ class SubtaskAnswers:
         assert found is not None
         wave, attempt, subtask = found
         arrived = time.time()
+        if (wave, attempt) not in self.conflicted:
+            found_siblings = SIBLINGS.search(request.json["messages"][0]["content"][1]["text"])
+            group = list(steps)[: int(found_siblings[1]) if found_siblings else 1]
+            self.conflicted[(wave, attempt)] = any(
+                s.kind == "subtask" and s.conflict for s in group
+            )
         step = self.in_flight.pop(subtask, None) if final else self._take(steps, subtask)
         if step is None and (wave, attempt, subtask) in self.answered:
             step, self.repeats = self.answered[(wave, attempt, subtask)], self.repeats + 1
@@ -75,7 +84,7 @@ class SubtaskAnswers:
         if final or step.commits is False:
             return replace(text(step.text or "done"), delay_s=delay)
         self.in_flight[subtask] = step
-        path = "AGENTIUM_CONFLICT.md" if step.conflict else f"WAVE_{subtask}.md"
+        path = "AGENTIUM_CONFLICT.md" if self.conflicted[(wave, attempt)] else f"WAVE_{subtask}.md"
         content = f"{step.text}\n{step.conflict}\n"
         return tool_use("write_file", {"path": path, "content": content})
 

@@ -151,6 +151,8 @@ def _work(
     except (GitError, OSError) as error:
         failed = SubtaskRecord(error=f"the subtask could not be set up: {error}")
         return SubtaskStatus.FAILED, failed, ""
+    finally:  # the private copy served this run only
+        shutil.rmtree(private_state(rt, record, slot), ignore_errors=True)
 
 
 def _ended(outcome: Outcome, repo: LocalGit, start: str, spent: Spend) -> Ended:

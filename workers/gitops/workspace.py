@@ -212,4 +212,7 @@ class GitWorkspace:
         self._local("clean", "-q", "-fdx")
 
     def cleanup(self) -> None:
+        """Remove the checkout, and the checkouts its wave's subtasks had on this machine."""
         shutil.rmtree(self.path, ignore_errors=True)
+        for slot in self.path.parent.glob(f"{self.path.name}.slot*"):
+            shutil.rmtree(slot, ignore_errors=True)
