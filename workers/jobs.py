@@ -100,8 +100,7 @@ def run_subtask(key: str, wave: int, attempt: int, subtask: str) -> str:
     """The RQ job for one subtask of a wave (see workers.engine.subtasks)."""
     rt = runtime()
     where = subtasks.Where(key, wave, attempt, subtask)
-    ask_join = lambda record, n, a: scheduling.schedule_join(rt.queue, record, n, a)  # noqa: E731
-    return subtasks.run_subtask(rt, where, ask_join)
+    return subtasks.run_subtask(rt, where, lambda *run: scheduling.schedule_join(rt.queue, *run))
 
 
 def sweep() -> int:

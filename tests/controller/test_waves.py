@@ -294,3 +294,11 @@ def test_a_walk_runs_every_subtask_once_per_attempt_after_its_dependencies(
     assert completed == done
     assert (not t.state.walk.stopped) == (done == set(order))
     assert all(w.verdict in (None, *Verdict) for w in t.state.walk.waves)
+
+
+def test_the_subtasks_memory_lines_are_remembered_at_the_join() -> None:
+    report = "did 1a\nAGENTIUM_MEMORY: KEY_FACT the fixtures live in tests/conftest.py"
+    results = (SubtaskResult("1a", report), SubtaskResult("1b", "did 1b"))
+    t = drive([*to_implement(SEED_PLAN), WaveJoined(1, 1, results, "s1", "c1")])
+    facts = [m.text for m in t.state.memory if m.type is MemoryType.KEY_FACT]
+    assert "the fixtures live in tests/conftest.py" in facts

@@ -23,7 +23,6 @@ from workers.engine.scheduling import (
 )
 from workers.engine.subtask_lease import SubtaskBusy, is_leased
 from workers.engine.wavespend import add_to_ledger, difference, plus
-from workers.tasks.record import TaskRecord
 
 KEY = "o/r#7"
 
@@ -77,9 +76,9 @@ def test_subtask_jobs_have_ids_per_launch_and_the_join_is_asked_once(
     assert not subtask_job_alive(queue, KEY, 1, 1, "1a", 3)
     job.delete()
     assert not subtask_job_alive(queue, KEY, 1, 1, "1a", 1)
-    record = TaskRecord(repo="o/r", issue=7, trigger_user="u", trigger_delivery="d", steps=4)
-    assert schedule_join(queue, record, 1, 1) is True
-    assert schedule_join(queue, record, 1, 1) is False  # two subtasks ending at once
+    assert schedule_join(queue, KEY, 1, 1, 2) is True
+    assert schedule_join(queue, KEY, 1, 1, 2) is False  # two subtasks ending at once
+    assert schedule_join(queue, KEY, 1, 1, 3) is True  # a resumed wave ran one again
 
 
 def test_spend_is_carried_once(tmp_path: Path) -> None:

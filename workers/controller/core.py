@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from workers.controller import memory
+from workers.controller import memory, signals
 from workers.controller.effects import CommentKind, Effect, PostComment, Target
 from workers.controller.limits import Limits, PlanRules
 from workers.controller.memory import MemoryEntry, MemoryType
@@ -82,3 +82,12 @@ def note_feedback(state: WorkflowState, feedback: Feedback) -> WorkflowState:
         type=MemoryType.EVAL_FEEDBACK, text=text, phase=state.phase, iteration=state.iteration
     )
     return state.model_copy(update={"memory": memory.add(state.memory, [entry])})
+
+
+def remember(state: WorkflowState, text: str) -> WorkflowState:
+    """The ``AGENTIUM_MEMORY`` lines of an agent's answer, added to the task's memory."""
+    entries = [
+        MemoryEntry(type=s.type, text=s.text, phase=state.phase, iteration=state.iteration)
+        for s in signals.parse_memory(text)
+    ]
+    return state.model_copy(update={"memory": memory.add(state.memory, entries)})

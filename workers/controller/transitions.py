@@ -32,14 +32,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from workers.controller import memory, signals, waves
+from workers.controller import signals, waves
 from workers.controller.calls import Call, after_work
-from workers.controller.core import note_feedback
+from workers.controller.core import note_feedback, remember
 from workers.controller.effects import CommentKind, PostComment, Target
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.interrupts import on_budget, on_command, on_failure
 from workers.controller.limits import Limits, PlanRules
-from workers.controller.memory import MemoryEntry
 from workers.controller.moves import (
     Context,
     Transition,
@@ -159,17 +158,9 @@ _ROLE_OF: dict[type, Role] = {
 }
 
 
-def _remember(state: WorkflowState, text: str) -> WorkflowState:
-    entries = [
-        MemoryEntry(type=s.type, text=s.text, phase=state.phase, iteration=state.iteration)
-        for s in signals.parse_memory(text)
-    ]
-    return state.model_copy(update={"memory": memory.add(state.memory, entries)})
-
-
 def _on_worker(state: WorkflowState, ctx: Context, done: WorkerDone) -> Transition:
     noted = record(
-        _remember(state, done.text),
+        remember(state, done.text),
         ctx,
         Role.WORKER,
         f"Worker: {first_line(done.text)}",

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from workers.controller import memory, signals
 from workers.controller.calls import wait_for
-from workers.controller.core import Context, Transition, first_line, record, status
+from workers.controller.core import Context, Transition, first_line, record, remember, status
 from workers.controller.effects import Effect, OpenOrUpdatePR
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.memory import MemoryEntry, MemoryType
@@ -150,6 +150,8 @@ def on_joined(state: WorkflowState, ctx: Context, joined: WaveJoined, pause: Pau
     wave = wave.model_copy(update={"subtasks": subtasks, "start_commit": joined.start_commit})
     noted = _update(state, wave)
     texts = {r.id: r.text for r in joined.results}
+    for result in joined.results:  # the subtasks' memory lines, as any worker's
+        noted = remember(noted, result.text)
     for item in subtasks:
         failed = item.status is RunStatus.FAILED
         noted = record(

@@ -35,17 +35,21 @@ def schedule_step(queue: Queue, record: TaskRecord, cause: str = "") -> bool:
     for one task are harmless: the lock serialises them and each reads the stored state.
     """
     job_id = step_job_id(record.key, record.steps, cause)
+    return _enqueue_step(queue, record.key, job_id, f"step {record.steps} of {record.key}")
+
+
+def _enqueue_step(queue: Queue, key: str, job_id: str, description: str) -> bool:
     try:
         queue.enqueue_call(
             STEP_JOB,
-            args=(record.key,),
+            args=(key,),
             job_id=job_id,
             unique=True,
             timeout=STEP_TIMEOUT_S,
             result_ttl=24 * 3600,
             failure_ttl=7 * 24 * 3600,
             retry=Retry(max=3, interval=[10, 60, 300]),
-            description=f"step {record.steps} of {record.key}",
+            description=description,
         )
     except DuplicateJobError:
         return False
@@ -92,9 +96,13 @@ def subtask_job_alive(
     return status is not None and str(getattr(status, "value", status)) in LIVE_JOB_STATES
 
 
-def schedule_join(queue: Queue, record: TaskRecord, wave: int, attempt: int) -> bool:
-    """The step that joins a wave once its last subtask ended (asked by that subtask)."""
-    return schedule_step(queue, record, f"join-w{wave}-a{attempt}")
+def schedule_join(queue: Queue, key: str, wave: int, attempt: int, launches: int) -> bool:
+    """The step that joins a wave once its last subtask ended (asked by that subtask).
+
+    Named by the wave's attempt and how many launches its subtasks had: two subtasks that
+    end together ask once; after a resumed wave ran a subtask again, the join is new."""
+    job_id = step_job_id(key, 0, f"join-w{wave}-a{attempt}-l{launches}")
+    return _enqueue_step(queue, key, job_id, f"join of wave {wave} (attempt {attempt}) of {key}")
 
 
 RECHECK_AFTER = timedelta(seconds=40)  # past the lock's TTL

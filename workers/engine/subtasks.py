@@ -41,7 +41,7 @@ from workers.tasks.record import TaskRecord, TaskStatus
 
 log = logging.getLogger("agentium.subtasks")
 
-AskJoin = Callable[[TaskRecord, int, int], object]
+AskJoin = Callable[[str, int, int, int], object]  # task key, wave, attempt, launches
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,10 @@ def _wave_of(record: TaskRecord, config: EffectiveConfig, where: Where) -> RunWa
 
 
 def _maybe_join(board: WaveBoard, wave: RunWave, record: TaskRecord, ask_join: AskJoin) -> None:
-    if board.all_ended(wave.wave.subtasks):
-        ask_join(record, wave.wave.number, wave.wave.attempt)
+    ids = wave.wave.subtasks
+    if board.all_ended(ids):
+        launches = sum(board.launches(s) for s in ids)
+        ask_join(record.key, wave.wave.number, wave.wave.attempt, launches)
 
 
 def slot_path(rt: Runtime, record: TaskRecord, slot: int) -> Path:
