@@ -56,6 +56,7 @@ def test_disjoint_subtasks_join_into_one_commit_made_again_identically(
     edit(b, "shared.py", "line 19\n", "line nineteen\n")
     (b.root / "logo.bin").write_bytes(bytes(range(256)))
     (b.root / "gone.txt").unlink()
+    run(b.root, "init", "-q", "vendor/evil")  # a nested repository: dropped, never added
     patches = [("2a", subtask_patch(a, start)), ("2b", subtask_patch(b, start))]
     joined = join_patches(main, start, patches, "Wave 2: A, B", WHEN, tmp_path / "scratch")
     assert joined.conflict == "" and joined.commit

@@ -209,7 +209,7 @@ def _on_assessor(
 
 
 def _on_reviewer(state: WorkflowState, ctx: Context, done: ReviewerDone) -> Transition:
-    reviewed = _remember(state.model_copy(update={"review": done.text}), done.text)
+    reviewed = remember(state.model_copy(update={"review": done.text}), done.text)
     noted = record(
         reviewed, ctx, Role.REVIEWER, f"Reviewer: {first_line(done.text)}", detail=done.text
     )
@@ -240,7 +240,7 @@ def _on_judge(state: WorkflowState, ctx: Context, done: JudgeDone) -> Transition
     if verdict is not None:
         said = f"Judge verdict: {verdict}" + (f" ({first_line(feedback)})" if feedback else "")
     noted = record(
-        _remember(state.model_copy(update={"no_signal_count": count}), done.text or ""),
+        remember(state.model_copy(update={"no_signal_count": count}), done.text or ""),
         ctx,
         Role.JUDGE,
         said,

@@ -194,7 +194,7 @@ def _joined(state: WorkflowState, ctx: Context, wave: WaveState) -> Transition:
 
 def on_review(state: WorkflowState, ctx: Context, done: ReviewerDone) -> Transition:
     wave = state.walk.wave.model_copy(update={"review": done.text})
-    reviewed = _update(state, wave).model_copy(update={"review": done.text})
+    reviewed = remember(_update(state, wave).model_copy(update={"review": done.text}), done.text)
     said = f"Wave {wave.number} reviewer: {first_line(done.text)}"
     noted = record(reviewed, ctx, Role.REVIEWER, said, detail=done.text, wave=wave.number)
     return wait_for(noted, ctx, Role.JUDGE, wave=wave.number)
@@ -215,7 +215,7 @@ def on_judge(state: WorkflowState, ctx: Context, done: JudgeDone) -> Transition:
     said = f"Wave {wave.number} judge verdict: {verdict}"
     said += f" ({first_line(feedback)})" if feedback else ("" if judgment else " (no verdict)")
     wave = wave.model_copy(update={"verdict": verdict})
-    noted = record(_update(state, wave), ctx, Role.JUDGE, said,
+    noted = record(remember(_update(state, wave), done.text or ""), ctx, Role.JUDGE, said,
                    verdict=verdict, detail=feedback, wave=wave.number)  # fmt: skip
     if verdict is Verdict.ADVANCE:
         return _completed(noted, ctx, wave)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workers.gitops.checkout import LocalGit
+from workers.gitops.hardening import drop_nested_repositories
 
 MAX_PATCH_BYTES = 8 * 1024 * 1024
 CONFLICT_CHARS = 4000
@@ -36,7 +37,9 @@ class Joined:
 
 
 def subtask_patch(repo: LocalGit, start: str, limit: int = MAX_PATCH_BYTES) -> str:
-    """Every change in the checkout since ``start`` (new files, deletions, binaries)."""
+    """Every change in the checkout since ``start`` (new files, deletions, binaries); a
+    repository an agent nested in the tree is removed first, as before any commit."""
+    drop_nested_repositories(repo.root)  # their own config would run on `git add`
     repo.git.run("add", "-A", cwd=repo.root)
     patch = repo.git.run(
         "diff", "--cached", "--binary", "--full-index", "--no-color", "--no-ext-diff",
