@@ -52,12 +52,14 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 # Receiver load, tasks under load, prompt context (cache reads per role, a 60-step run's
-# size per call), GitHub requests per task and the soak (minute-long model calls; ~6 min).
+# size per call), GitHub requests per task, waves (subtasks at once on 4 workers) and the
+# soak (minute-long model calls; ~6 min).
 bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
 	$(BIN)/python -m bench.tasks
 	$(BIN)/python -m bench.context
 	$(BIN)/python -m bench.github_requests
+	$(BIN)/python -m bench.waves
 	$(BIN)/python -m bench.soak
 
 # Offline: the real processes against fake GitHub and Anthropic servers, two issues.

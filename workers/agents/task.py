@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from workers.controller.limits import DEFAULT_PRIORITIES, WorkflowConfig
 from workers.controller.memory import Memory, MemoryType
 from workers.controller.state import WorkflowState
+from workers.controller.wavestate import WaveWalk
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class TaskContext:
     comments: tuple[str, ...] = ()
     test_command: str | None = None
     issue_file: str | None = None  # `agentium local`: the file the issue was read from
+    plan_findings: tuple[str, ...] = ()
+    walk: WaveWalk = field(default_factory=WaveWalk)
 
     @property
     def issue_ref(self) -> str:
@@ -72,4 +75,6 @@ class TaskContext:
             comments=comments,
             test_command=test_command,
             issue_file=issue_file,
+            plan_findings=state.plan_findings,
+            walk=state.walk,
         )

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from workers.controller.memory import Memory
 from workers.controller.phases import OverrideRule, Path, Phase, Role, Verdict
 from workers.controller.spend import Spend
+from workers.controller.wavestate import WaveEvent, WaveWalk
 
 SCHEMA_VERSION = 1
 _MODEL = ConfigDict(frozen=True, extra="ignore")
@@ -52,6 +53,7 @@ class Awaiting(BaseModel):
 
     role: Role
     reask: bool = False
+    wave: int = 0  # the wave (1-based) whose subtasks, reviewer or judge the task waits for
 
 
 class Pause(BaseModel):
@@ -78,6 +80,9 @@ class HistoryEntry(BaseModel):
     excerpt: str = ""
     at: datetime | None = None
     round: int = 0
+    event: WaveEvent | None = None  # an entry of the wave walk (docs/design.md §8)
+    wave: int = 0
+    subtask: str = ""
 
 
 class ReviewRound(BaseModel):
@@ -114,8 +119,10 @@ class WorkflowState(BaseModel):
     pr_open: bool = False
 
     plan: str | None = None
+    plan_errors: tuple[str, ...] = ()  # the plan check of the latest PLAN answer
+    plan_findings: tuple[str, ...] = ()  # TDD findings shown to the plan reviewer and judge
     total_tasks: int = 1
-    task_index: int = 0
+    walk: WaveWalk = WaveWalk()
     review: str = ""
     feedback: Feedback | None = None
     end_reason: str = ""
@@ -153,6 +160,7 @@ class WorkflowState(BaseModel):
             and h.phase is self.phase
             and h.round == self.round
             and h.verdict
+            and not h.wave
             and h.excerpt
         ]
 

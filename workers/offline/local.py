@@ -33,8 +33,9 @@ from workers.agents.runner import AgentRunner
 from workers.agents.sandbox import SandboxUnavailable
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
+from workers.controller.effects import RunWave
 from workers.controller.errors import ControllerError
-from workers.controller.outcomes import Start
+from workers.controller.outcomes import Outcome, Start
 from workers.controller.phases import Phase
 from workers.controller.spend import Spend
 from workers.controller.state import WorkflowState
@@ -44,6 +45,7 @@ from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git
 from workers.offline.local_printer import EffectsPrinter
 from workers.offline.local_repo import IssueFile, LocalError, LocalRepo, open_repo, read_issue, slug
+from workers.offline.local_waves import run_wave
 from workers.offline.scenario import load_scenario
 from workers.repoconfig import EffectiveConfig, load_repo_config_defaults
 from workers.runtime import anthropic_adapter, build_runner
@@ -197,15 +199,19 @@ def prepare(args: argparse.Namespace, settings: Settings) -> LocalTask:
 
 def drive(task: LocalTask, printer: EffectsPrinter) -> WorkflowState:
     """Start the controller and answer every agent call it asks for, one at a time."""
-    limits = task.config.limits
+    limits, rules = task.config.limits, task.config.plan_rules
     state = WorkflowState()
-    transition = step(state, Start(), limits, now=utc_now())
+    transition = step(state, Start(), limits, now=utc_now(), rules=rules)
     printer.show(state, transition)
     while (effect := pending_agent(transition.state, limits)) is not None:
         printer.calling(effect)
-        outcome = task.runner.run(effect, task.context(transition.state), task.checkout())
+        outcome: Outcome
+        if isinstance(effect, RunWave):
+            outcome = run_wave(task, effect, transition.state)
+        else:
+            outcome = task.runner.run(effect, task.context(transition.state), task.checkout())
         before = transition.state
-        transition = step(before, outcome, limits, now=utc_now())
+        transition = step(before, outcome, limits, now=utc_now(), rules=rules)
         printer.show(before, transition)
     return transition.state
 
