@@ -92,9 +92,10 @@ def wave_board(task_key: str, wave: int, attempt: int) -> str:
     return f"{PREFIX}:task:{task_key}:wave:{wave}:{attempt}"
 
 
-def subtask_lock(task_key: str, wave: int, attempt: int, subtask: str) -> str:
-    """The lease a subtask job holds on its subtask while it runs."""
-    return f"{PREFIX}:lock:{task_key}:wave:{wave}:{attempt}:{subtask}"
+def subtask_lease(task_key: str, wave: int, attempt: int, subtask: str) -> str:
+    """The lease a subtask job holds on its subtask while it runs (a token with a TTL,
+    renewed, as the task's; its board writes compare it)."""
+    return f"{PREFIX}:lease:{task_key}:wave:{wave}:{attempt}:{subtask}"
 
 
 def task_pr(repo: str, pr_number: int) -> str:

@@ -1,5 +1,6 @@
-"""The engine's wave parts on the real Redis: the board, the subtask lease, the jobs, the
-spend carried into the task's ledger (docs/design.md §8)."""
+"""The engine's wave parts on the real Redis: the board, the subtask lease (the task lease's
+kind, fencing the board), the jobs, the spend carried into the task's ledger
+(docs/design.md §8)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import pytest
 import redis
 from rq import Queue
 
+from config import keys
 from workers.agents.budget import load_ledger
 from workers.controller.spend import Spend, Usage
-from workers.engine import subtask_lease
 from workers.engine.board import SubtaskRecord, SubtaskStatus, WaveBoard
 from workers.engine.scheduling import (
     SUBTASK_JOB,
@@ -21,8 +22,8 @@ from workers.engine.scheduling import (
     subtask_job_alive,
     subtask_job_id,
 )
-from workers.engine.subtask_lease import SubtaskBusy, is_leased
 from workers.engine.wavespend import add_to_ledger, difference, plus
+from workers.tasks.lease import LeaseLost, TaskBusy, hold, is_held
 
 KEY = "o/r#7"
 
@@ -48,19 +49,41 @@ def test_the_board_keeps_one_start_and_each_subtasks_run(redis_client: redis.Red
     assert WaveBoard(redis_client, KEY, 2, 2).start() == ""  # each attempt its own board
 
 
-def test_the_subtask_lease_is_held_once_renewed_and_released(
-    redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(subtask_lease, "LEASE_TTL_S", 2)
-    monkeypatch.setattr(subtask_lease, "RENEW_EVERY_S", 0.5)
-    with subtask_lease.subtask_lease(redis_client, KEY, 1, 1, "1a"):
-        with pytest.raises(SubtaskBusy), subtask_lease.subtask_lease(redis_client, KEY, 1, 1, "1a"):
+def subtask(name: str) -> str:
+    return keys.subtask_lease(KEY, 1, 1, name)
+
+
+def test_the_subtask_lease_is_held_once_renewed_and_released(redis_client: redis.Redis) -> None:
+    timing = {"ttl_s": 2.0, "renew_every_s": 0.5}
+    with hold(redis_client, KEY, name=subtask("1a"), wait_s=0, **timing):
+        with pytest.raises(TaskBusy), hold(redis_client, KEY, name=subtask("1a"), wait_s=0):
             pass
-        with subtask_lease.subtask_lease(redis_client, KEY, 1, 1, "1b"):  # its sibling runs
-            assert is_leased(redis_client, KEY, 1, 1, "1b")
+        with hold(redis_client, KEY, name=subtask("1b"), wait_s=0):  # its sibling runs
+            assert is_held(redis_client, KEY, name=subtask("1b"))
+        with hold(redis_client, KEY, wait_s=0):  # and a step of the task, the join's
+            pass
         time.sleep(3)  # longer than the lease's expiry: renewed meanwhile
-        assert is_leased(redis_client, KEY, 1, 1, "1a")
-    assert not is_leased(redis_client, KEY, 1, 1, "1a")
+        assert is_held(redis_client, KEY, name=subtask("1a"))
+    assert not is_held(redis_client, KEY, name=subtask("1a"))
+
+
+def test_a_subtask_that_lost_its_lease_writes_nothing_on_the_board(
+    redis_client: redis.Redis,
+) -> None:
+    board = WaveBoard(redis_client, KEY, 1, 1)
+    board.launch("1a")
+    with hold(redis_client, KEY, name=subtask("1a"), ttl_s=0.5, renew_every_s=None) as late:
+        board.mark_running("1a", late)
+        time.sleep(0.8)  # its worker stalled past the TTL; the subtask runs again elsewhere
+        with hold(redis_client, KEY, name=subtask("1a"), wait_s=0) as current:
+            board.finish(
+                "1a", SubtaskStatus.COMPLETED, SubtaskRecord(text="new"), "P2", lease=current
+            )
+            with pytest.raises(LeaseLost):
+                board.finish("1a", SubtaskStatus.FAILED, SubtaskRecord(text="old"), lease=late)
+    assert board.statuses(["1a"]) == {"1a": SubtaskStatus.COMPLETED}
+    assert board.output("1a").text == "new" and board.output("1a").patch == "P2"
+    assert 0 < redis_client.ttl(board.key) <= keys.WAVE_BOARD_TTL_S
 
 
 def test_subtask_jobs_have_ids_per_launch_and_the_join_is_asked_once(

@@ -10,7 +10,9 @@ Fields of the hash ``keys.wave_board(task, wave, attempt)``:
     <id>:result      JSON: text, error, started_at, finished_at, spend, run
     <id>:patch       its changes, as a patch against ``start``
 
-The subtask jobs write their own fields; the join (holding the task's lease) reads them all.
+The subtask jobs write their own fields, fenced by their subtask's lease (a script compares
+its token first, so a job that lost its lease writes nothing); the join (holding the
+task's lease) reads them all.
 A subtask ``failed`` when its agent could not be run; ``budget`` when the task's budget ran
 out; its problem with the join (too many changes) is ``problem`` in the result.
 """
@@ -28,6 +30,15 @@ from redis import Redis
 from config import keys
 from workers.controller.spend import Spend
 from workers.engine.join import SubtaskOutput
+from workers.tasks.lease import Lease, LeaseLost
+
+# KEYS: the board, the lease. ARGV: its token, the board's TTL, then field, value, ...
+_FENCED_SET = """
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
 
 
 class SubtaskStatus(StrEnum):
@@ -60,7 +71,15 @@ class WaveBoard:
         self._redis = redis
         self.key = keys.wave_board(task_key, wave, attempt)
 
-    def _set(self, mapping: Mapping[str, str]) -> None:
+    def _set(self, mapping: Mapping[str, str], lease: Lease | None = None) -> None:
+        """Write fields; with a lease, only while it holds (LeaseLost otherwise)."""
+        if lease is not None:
+            lease.raise_if_lost()
+            args: list[str | int] = [self.key, lease.name, lease.token, keys.WAVE_BOARD_TTL_S]
+            args += [part for item in mapping.items() for part in item]
+            if not self._redis.eval(_FENCED_SET, 2, *args):
+                raise LeaseLost(lease.task)
+            return
         fields: dict[Any, Any] = dict(mapping)
         with self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(self.key, mapping=fields)
@@ -96,19 +115,26 @@ class WaveBoard:
         """Count one more run of the subtask whose worker died; how many so far."""
         return int(self._redis.hincrby(self.key, f"{subtask}:lost", 1))
 
-    def mark_running(self, subtask: str) -> None:
-        self._set({f"{subtask}:status": SubtaskStatus.RUNNING.value})
+    def mark_running(self, subtask: str, lease: Lease | None = None) -> None:
+        self._set({f"{subtask}:status": SubtaskStatus.RUNNING.value}, lease)
 
     def finish(
-        self, subtask: str, status: SubtaskStatus, record: SubtaskRecord, patch: str = ""
+        self,
+        subtask: str,
+        status: SubtaskStatus,
+        record: SubtaskRecord,
+        patch: str = "",
+        *,
+        lease: Lease | None = None,
     ) -> None:
-        self._set(
-            {
-                f"{subtask}:status": status.value,
-                f"{subtask}:result": record.model_dump_json(),
-                f"{subtask}:patch": patch,
-            }
-        )
+        """The subtask's end; ``lease`` is the subtask job's (None: the step's, which
+        gives up a subtask whose workers kept dying)."""
+        fields = {
+            f"{subtask}:status": status.value,
+            f"{subtask}:result": record.model_dump_json(),
+            f"{subtask}:patch": patch,
+        }
+        self._set(fields, lease)
 
     def record(self, subtask: str) -> SubtaskRecord:
         raw = self._redis.hget(self.key, f"{subtask}:result")

@@ -2,11 +2,17 @@
 
 Any worker runs it: a fresh agent session in a checkout of its own (one directory per
 position in the wave, so the subtasks of a wave can run at once on one machine) at the
-wave's starting commit, with a private copy of the task's state directory. The agent
-changes files and does not commit; the job keeps its report, its patch against the
-starting commit and its spend on the wave's board in Redis. The job that ends the wave's
-last subtask asks for the join. A worker killed mid-subtask loses that agent call only: its
-lease lapses and the next launch (the sweep's, or a command's step) runs the subtask again.
+wave's starting commit, with a private copy of the task's state directory (read from Redis,
+never saved back). The agent changes files and does not commit; the job keeps its report,
+its patch against the starting commit and its spend on the wave's board in Redis. The job
+that ends the wave's last subtask asks for the join.
+
+The lease is the task lease's kind (``workers.tasks.lease``, docs/design.md §7) on the key
+``keys.subtask_lease``: renewed by a thread while the job lives, lapsing within its TTL once
+the worker dies, and a fence: the job's writes on the board compare its token, and its agent
+run stops at its next model call once the lease is known lost. A worker killed mid-subtask
+loses that agent call only: its lease lapses and the next launch (RQ's retry of the job,
+the sweep's step, or a command's) runs the subtask again.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from config import keys
 from workers.agents.budget import load_ledger
 from workers.agents.runner import AgentRunner
 from workers.agents.task import TaskContext
@@ -29,7 +36,6 @@ from workers.engine.board import ENDED, SubtaskRecord, SubtaskStatus, WaveBoard
 from workers.engine.repo_settings import effective_config
 from workers.engine.session import state_dir, task_workspace
 from workers.engine.statesync import StateSync
-from workers.engine.subtask_lease import SubtaskBusy, subtask_lease
 from workers.engine.wavespend import difference
 from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import GitError
@@ -37,6 +43,8 @@ from workers.gitops.wavegit import PatchTooLarge, subtask_patch
 from workers.gitops.workspace import workspace_path
 from workers.repoconfig import EffectiveConfig
 from workers.runtime import Runtime
+from workers.tasks import lease
+from workers.tasks.lease import Fenced, Lease, TaskBusy
 from workers.tasks.record import TaskRecord, TaskStatus
 
 log = logging.getLogger("agentium.subtasks")
@@ -51,17 +59,30 @@ class Where:
     attempt: int
     subtask: str
 
+    @property
+    def lease_name(self) -> str:
+        return keys.subtask_lease(self.key, self.wave, self.attempt, self.subtask)
+
 
 def run_subtask(rt: Runtime, where: Where, ask_join: AskJoin) -> str:
     """Run the subtask unless another job holds it, it ended, or the task moved on."""
     try:
-        with subtask_lease(rt.redis, where.key, where.wave, where.attempt, where.subtask):
-            return _run(rt, where, ask_join)
-    except SubtaskBusy:
+        with lease.hold(rt.redis, where.key, name=where.lease_name, wait_s=0) as held:
+            return _run(rt, where, held, ask_join)
+    except TaskBusy:
         return "busy"
+    except Fenced:
+        extra = {"task": where.key, "subtask": where.subtask}
+        log.warning("subtask ended: its lease was lost, its run is not kept", extra=extra)
+        return "lease_lost"
 
 
-def _run(rt: Runtime, where: Where, ask_join: AskJoin) -> str:
+def is_leased(rt: Runtime, where: Where) -> bool:
+    """Somebody runs the subtask (its lease lives)."""
+    return lease.is_held(rt.redis, where.key, name=where.lease_name)
+
+
+def _run(rt: Runtime, where: Where, held: Lease, ask_join: AskJoin) -> str:
     record = rt.store.get(where.key)
     if record is None:
         return "no_task"
@@ -75,12 +96,12 @@ def _run(rt: Runtime, where: Where, ask_join: AskJoin) -> str:
         _maybe_join(board, wave, record, ask_join)
         return "ended" if start else "no_start"
     (call,) = [c for c in wave.calls if c.subtask == where.subtask]
-    board.mark_running(where.subtask)
+    board.mark_running(where.subtask, held)
     started = rt.now()
-    status, result, patch = _work(rt, record, config, call, wave, start)
+    status, result, patch = _work(rt, record, config, call, wave, start, held)
     run = board.launches(where.subtask)
     done = result.model_copy(update={"started_at": started, "finished_at": rt.now(), "run": run})
-    board.finish(where.subtask, status, done, patch)
+    board.finish(where.subtask, status, done, patch, lease=held)
     extra = {"task": where.key, "subtask": where.subtask, "status": status.value}
     log.info("subtask ended", extra=extra)
     _maybe_join(board, wave, record, ask_join)
@@ -128,6 +149,7 @@ def _work(
     call: RunAgent,
     wave: RunWave,
     start: str,
+    held: Lease,
 ) -> Ended:
     slot = wave.wave.subtasks.index(call.subtask or "")
     try:
@@ -136,9 +158,14 @@ def _work(
         workspace.detach_at(start)
         private = private_state(rt, record, slot)
         shutil.rmtree(private, ignore_errors=True)
-        StateSync(rt.redis, record.key, private, lease=None).restore()  # read only
+        StateSync(rt.redis, record.key, private, lease=None).restore()  # read, never saved
         before = load_ledger(TaskFiles(private).spend_path) or Spend()
-        deps = replace(rt.runner.deps, routing=config.routing, settings=config.agents)
+        deps = replace(
+            rt.runner.deps,
+            routing=config.routing,
+            settings=config.agents,
+            interrupt=held.raise_if_lost,
+        )
         runner = AgentRunner(deps)
         assert record.base_sha is not None
         context = TaskContext.from_state(

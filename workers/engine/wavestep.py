@@ -6,7 +6,9 @@ worker died (no lease, no live job). It then ends without scheduling a next step
 subtask that ends last asks for the join. Once every subtask has ended, the step joins:
 the subtasks' spend into the task's ledger (once), their patches into one commit on the
 wave's starting commit, and the controller's ``WaveJoined`` (or ``BudgetExceeded``) applied
-as any outcome, which pushes the commit.
+as any outcome, which pushes the commit. The step's writes are fenced by the task's lease
+as every step's: the record and state files by their saves, and the lease is checked before
+the board is written (launches, a subtask given up, failed ones forgotten).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from workers.controller.phases import Role
 from workers.controller.state import Feedback
 from workers.engine.board import ENDED, SubtaskRecord, SubtaskStatus, WaveBoard
 from workers.engine.join import join_wave
-from workers.engine.subtask_lease import is_leased
+from workers.engine.subtasks import Where, is_leased
 from workers.engine.wavespend import add_to_ledger
 
 if TYPE_CHECKING:
@@ -64,7 +66,7 @@ class WaveStep:
         if status is None or launches == 0:
             return True
         key, wave = self.driver.record.key, effect.wave
-        if is_leased(self.driver.rt.redis, key, wave.number, wave.attempt, subtask):
+        if is_leased(self.driver.rt, Where(key, wave.number, wave.attempt, subtask)):
             return False
         alive = self.jobs.alive(key, wave.number, wave.attempt, subtask, launches)
         return not (status is SubtaskStatus.PENDING and alive)
@@ -76,6 +78,7 @@ class WaveStep:
             return "wave_running"
         if wave.attempt > 1 and all(board.launches(s) == 0 for s in wave.subtasks):
             self._keep_feedback(effect)
+        self.driver.lease.check()  # a step that lost the task launches nothing
         for subtask in needed:
             if board.statuses([subtask])[subtask] is not None and board.lost(subtask) > MAX_LOST:
                 why = f"its workers stopped {MAX_LOST + 1} times before it ended"
@@ -112,6 +115,7 @@ class WaveStep:
             s for s in ids if statuses[s] in (SubtaskStatus.FAILED, SubtaskStatus.BUDGET)
         ]
         over = [s for s in ids if statuses[s] is SubtaskStatus.BUDGET]
+        self.driver.lease.check()  # a late join forgets nothing
         if over:
             board.forget(ended_badly)
             driver.apply(BudgetExceeded(Role.WORKER, records[over[0]].error))
