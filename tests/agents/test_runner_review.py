@@ -6,9 +6,10 @@ from pathlib import Path
 
 from tests.agents.conftest import local_git, task_context
 from tests.fakes.anthropic import FakeAnthropic, text, tool_use
+from workers.agents import wavefiles
 from workers.agents.runner import AgentRunner
 from workers.controller import signals
-from workers.controller.effects import RunAgent, Session
+from workers.controller.effects import RunAgent, Session, WavePointer
 from workers.controller.outcomes import AssessorDone, BudgetExceeded, JudgeDone, ReviewerDone
 from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
 from workers.controller.spend import Spend
@@ -207,3 +208,24 @@ def test_the_reviewer_gets_the_feedback_the_worker_had_to_answer(
     runner.run(effect(Role.REVIEWER, iteration=1), task, local_git(checkout))
     first = fake.requests[-1].json["messages"][0]["content"][1]["text"]
     assert "The feedback the worker had to answer" not in first
+
+
+def test_a_retried_waves_reviewer_gets_the_feedback_that_failed_its_previous_attempt(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    failed = Feedback(review="1. The tests for 1b import a missing module.", judge="retry")
+    wavefiles.write_feedback(state, 1, 1, failed)
+    task = task_context(checkout, state)
+    start = task.base_sha  # the wave's diff is taken against its starting commit
+    wave = WavePointer(1, 2, 2, 2, ("1a", "1b"), start_commit=start)
+    fake.push(text("1. Fixed now."), text("ok"))
+    runner.run(effect(Role.REVIEWER, wave=wave), task, local_git(checkout))
+    variable = fake.requests[-1].json["messages"][0]["content"][1]["text"]
+    heading = "## The feedback the worker had to answer (on wave 1, attempt 1)"
+    assert heading in variable
+    assert "1. The tests for 1b import a missing module." in variable.split(heading)[1]
+
+    first = WavePointer(1, 2, 1, 2, ("1a", "1b"), start_commit=start)
+    runner.run(effect(Role.REVIEWER, wave=first), task, local_git(checkout))
+    assert "had to answer" not in fake.requests[-1].json["messages"][0]["content"][1]["text"]

@@ -157,6 +157,22 @@ def test_subtasks_share_the_stable_prefix_and_leave_their_changes_uncommitted(
     assert "None: this subtask depends on no other" in scoped_1b
 
 
+def test_subtasks_with_private_state_share_the_prefix_and_are_told_their_own_scratch(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    fake.push(text("done 1a"), text("done 1b"))
+    for slot, name in enumerate(("1a", "1b")):  # each its own copy of the state, as in a job
+        private = tmp_path / f"state.slot{slot}"
+        task = task_context(checkout, private, plan=WAVE_PLAN, test_command="make check")
+        runner.run(subtask(name, 1, ("1a", "1b")), task, local_git(checkout))
+    first, other = (r.json["messages"][0]["content"] for r in fake.requests)
+    assert first[0]["text"] == other[0]["text"]  # no per-slot path in the shared block
+    assert "state.slot" not in first[0]["text"] and "scratch directory" not in first[0]["text"]
+    for slot, scoped in enumerate((first[1]["text"], other[1]["text"])):
+        assert f"Your scratch directory: `{tmp_path / f'state.slot{slot}' / 'scratch'}`" in scoped
+        assert "The tests: `make check` (configured)." in scoped
+
+
 def test_a_retried_subtask_sees_the_full_review_with_the_action_items_last(
     fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
 ) -> None:
