@@ -53,7 +53,8 @@ format: $(STAMP)
 
 # Receiver load, tasks under load, prompt context (cache reads per role, a 60-step run's
 # size per call), GitHub requests per task, a task's footprint and the bot's CPU per call,
-# the environment step's time per corpus repository and the soak (minute-long model calls; ~6 min).
+# the environment step's time per corpus repository, waves (subtasks at once on 4 workers)
+# and the soak (minute-long model calls; ~6 min).
 bench: $(STAMP)
 	$(BIN)/python -m bench.receiver
 	$(BIN)/python -m bench.tasks
@@ -61,6 +62,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.github_requests
 	$(BIN)/python -m bench.footprint
 	$(BIN)/python -m bench.environments
+	$(BIN)/python -m bench.waves
 	$(BIN)/python -m bench.soak
 
 # Offline: the real processes against fake GitHub and Anthropic servers, two issues.

@@ -1,9 +1,10 @@
 """`make bench`: how much context the agents send, and what the prompt cache would read.
 
 A scripted COMPLEX task (PLAN 1 iteration, IMPLEMENT 4 iterations, the first walking the
-plan's 3 tasks, DOCS 1) runs through the real controller (`step`), the real AgentRunner,
-prompt building, tool loop and sandbox, on a real checkout of iniconfig, against the fake
-Anthropic server, which records every request. The requests are then fed to a model of the
+plan's 3 tasks in 3 waves of one subtask each, every wave reviewed and judged, DOCS 1) runs
+through the real controller (`step`), the real AgentRunner, prompt building, tool loop and
+sandbox, on a real checkout of iniconfig, against the fake Anthropic server, which records
+every request (``bench/context_task.py``). The requests are then fed to a model of the
 prompt cache (``bench/cachemodel.py``: the breakpoints actually sent, their lifetimes, the
 20-block lookback, the minimum cacheable length) on a simulated timeline: each agent run
 lasts what such a run takes for real (``RUN_SECONDS``: a worker run 10 minutes, a review 2
@@ -23,49 +24,24 @@ Targets:
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import tarfile
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-
-import anthropic
 
 from bench.cachemodel import CacheModel, CacheUse
 from bench.context_long import LongRun, configurations, long_run
 from bench.context_long import report as report_long
 from bench.context_long import verdicts as long_verdicts
-from bench.context_script import ISSUE_BODY, ISSUE_TITLE, replies
+from bench.context_task import Runs, checkout_repo, local_git, make_runner, run_task, task_context
 from tests.fakes.anthropic import FakeAnthropic, Recorded
-from tests.interpreter import python_paths
-from workers.agents.anthropic_adapter import AnthropicAdapter
-from workers.agents.prompts import Prompts
-from workers.agents.retry import ModelRetryPolicy
 from workers.agents.roles import spec_for
-from workers.agents.runner import AgentDeps, AgentRunner
-from workers.agents.sandbox import Sandbox, SandboxUnavailable, open_sandbox
-from workers.agents.settings import AgentSettings, SandboxSettings
-from workers.agents.task import TaskContext
 from workers.controller.effects import RunAgent
-from workers.controller.outcomes import Outcome, Start
 from workers.controller.phases import Phase
 from workers.controller.state import WorkflowState
-from workers.controller.transitions import step
-from workers.defaults import (
-    load_default_agent_settings,
-    load_default_prices,
-    load_default_routing,
-    load_default_workflow_config,
-)
-from workers.engine.statesync import extract_safely
-from workers.gitops.checkout import LocalGit
-from workers.gitops.runner import Git
+from workers.defaults import load_default_agent_settings
 
-REPO = Path(__file__).parent.parent / "tests" / "corpus" / "repos" / "iniconfig.tar.gz"
 READ_TARGET = 0.50
 GROWTH_TARGET = 1.5
 RUN_SECONDS = {
@@ -89,97 +65,21 @@ class Call:
     short: CacheUse  # with 5-minute lifetimes everywhere
 
 
-def _checkout(parent: Path) -> tuple[Path, str]:
-    with tarfile.open(REPO) as archive:
-        extract_safely(archive, parent)
-    root = parent / "iniconfig"
-    identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.com"]
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
-        subprocess.run(["git", *identity, *args], cwd=root, check=True)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True, capture_output=True)
-    return root, head.stdout.decode().strip()
-
-
-def _git(work: Path, checkout: Path) -> LocalGit:
-    (work / "git-home").mkdir(exist_ok=True)
-    return LocalGit(
-        checkout, Git(work / "git-home"), author="agentium[bot]", email="bot@example.com"
-    )
-
-
-def _runner(fake: FakeAnthropic, settings: AgentSettings) -> AgentRunner:
-    client = anthropic.Anthropic(api_key=fake.api_key, base_url=fake.base_url, max_retries=0)
-    retry = ModelRetryPolicy(settings.retry, random=lambda: 0.5)
-    adapter = AnthropicAdapter(
-        client, load_default_prices(), retry, sleep=time.sleep, now=time.time
-    )
-    bin_dir = str(Path(sys.executable).parent)
-    sandbox_settings = settings.sandbox.model_copy(
-        update={"path": f"{bin_dir}:{settings.sandbox.path}"}
-    )
-    deps = AgentDeps(
-        adapters={"anthropic": adapter},
-        routing=load_default_routing(),
-        sandbox=_sandbox(sandbox_settings),
-        prompts=Prompts(),
-        settings=settings,
-        clock=time.monotonic,
-    )
-    return AgentRunner(deps)
-
-
-def _sandbox(settings: SandboxSettings) -> Sandbox:
-    """The worker's sandbox with this interpreter's virtualenv readable (its ``python``
-    runs the tests); unconfined, and saying so, where bubblewrap cannot work."""
-    try:
-        return open_sandbox(settings, readable=python_paths(settings))
-    except SandboxUnavailable:
-        return Sandbox(settings, None)
-
-
-def _task(work: Path, checkout: Path, base: str, state: WorkflowState) -> TaskContext:
-    return TaskContext.from_state(
-        state, load_default_workflow_config(), issue_number=42, issue_title=ISSUE_TITLE,
-        issue_body=ISSUE_BODY, checkout=checkout, state_dir=work / "state", base_sha=base,
-    )  # fmt: skip
-
-
-def run_task(work: Path, fake: FakeAnthropic) -> list[tuple[RunAgent, int, int]]:
-    """Run the task to the end; each agent run with the range of its requests."""
-    checkout, base = _checkout(work)
-    git = _git(work, checkout)
-    runner, workflow = _runner(fake, load_default_agent_settings()), load_default_workflow_config()
-    now = datetime(2026, 11, 21, tzinfo=UTC)
-    transition = step(WorkflowState(), Start(), workflow.limits, now=now)
-    runs: list[tuple[RunAgent, int, int]] = []
-    while True:
-        pending = [e for e in transition.effects if isinstance(e, RunAgent)]
-        if not pending:
-            return runs
-        effect = pending[0]
-        fake.push(*replies(effect, len(runs) + 1))
-        first = len(fake.requests)
-        task = _task(work, checkout, base, transition.state)
-        outcome: Outcome = runner.run(effect, task, git)
-        runs.append((effect, first, len(fake.requests)))
-        transition = step(transition.state, outcome, workflow.limits, now=now)
-
-
-def timeline(
-    fake: FakeAnthropic, runs: list[tuple[RunAgent, int, int]]
-) -> Iterator[tuple[RunAgent, str, float, Recorded]]:
-    """Each request with its agent and its simulated time (seconds since the task began)."""
+def timeline(fake: FakeAnthropic, runs: Runs) -> Iterator[tuple[RunAgent, str, float, Recorded]]:
+    """Each request with its agent and its simulated time (seconds since the task began);
+    a wave's subtasks one after another, as local mode runs them."""
     clock = 0.0
     for effect, first, last in runs:
-        agent = spec_for(effect).kind.value
-        duration = RUN_SECONDS[agent]
+        kind = spec_for(effect).kind.value
+        agent = kind + (" (subtask)" if effect.subtask else "")
+        duration = RUN_SECONDS[kind]
         count = max(1, last - first)
         for n, recorded in enumerate(fake.requests[first:last]):
             yield effect, agent, clock + n * duration / count, recorded
         clock += duration
 
 
-def measure(fake: FakeAnthropic, runs: list[tuple[RunAgent, int, int]]) -> list[Call]:
+def measure(fake: FakeAnthropic, runs: Runs) -> list[Call]:
     sent, short = CacheModel(), CacheModel(ttl="5m")
     calls = []
     for effect, agent, at, recorded in timeline(fake, runs):
@@ -227,18 +127,18 @@ def report(
     calls: list[Call], per_role: dict[str, dict[str, float]], summary: dict[str, object]
 ) -> None:
     head = ("#", "agent", "phase", "it", "min", "tokens", "read", "read%")
-    print("{:>3} {:<17} {:<9} {:>2} {:>6} {:>7} {:>7} {:>6}".format(*head))
+    print("{:>3} {:<27} {:<9} {:>2} {:>6} {:>7} {:>7} {:>6}".format(*head))
     for n, c in enumerate(calls, 1):
         share = c.use.read / c.use.prompt if c.use.prompt else 0.0
         print(
-            f"{n:>3} {c.agent:<17} {c.phase:<9} {c.iteration:>2} {c.minute:6.1f} "
+            f"{n:>3} {c.agent:<27} {c.phase:<9} {c.iteration:>2} {c.minute:6.1f} "
             f"{c.use.prompt:>7,} {c.use.read:>7,} {share:6.1%}"
         )
     head = ("role", "calls", "input", "read (sent TTLs)", "read (5m only)", "cost units", "(5m)")
-    print("\n{:<17} {:>5} {:>8} {:>17} {:>15} {:>11} {:>10}".format(*head))
+    print("\n{:<27} {:>5} {:>8} {:>17} {:>15} {:>11} {:>10}".format(*head))
     for agent, r in per_role.items():
         print(
-            f"{agent:<17} {r['calls']:>5.0f} {r['input_tokens']:>8,.0f} {r['read_share']:>17.1%} "
+            f"{agent:<27} {r['calls']:>5.0f} {r['input_tokens']:>8,.0f} {r['read_share']:>17.1%} "
             f"{r['read_share_5m']:>15.1%} {r['cost_units']:>11,.0f} {r['cost_units_5m']:>10,.0f}"
         )
     [(worst, share)] = summary["lowest_read_share"].items()  # type: ignore[union-attr]
@@ -260,14 +160,15 @@ def run_long(work: Path, fake: FakeAnthropic) -> list[LongRun]:
     for name, window in configurations(shipped):
         folder = work / f"long-{name}"
         folder.mkdir()
-        checkout, base = _checkout(folder)
+        checkout, base = checkout_repo(folder)
         limits = {
             role: limit.model_copy(update={"max_tokens": 50_000_000})
             for role, limit in shipped.run_limits.items()
         }
-        runner = _runner(fake, shipped.model_copy(update={"window": window, "run_limits": limits}))
-        task = _task(folder, checkout, base, WorkflowState())
-        found.append(long_run(name, runner, window, fake, task, _git(folder, checkout)))
+        settings = shipped.model_copy(update={"window": window, "run_limits": limits})
+        runner = make_runner(fake, settings)
+        task = task_context(folder, checkout, base, WorkflowState())
+        found.append(long_run(name, runner, window, fake, task, local_git(folder, checkout)))
     return found
 
 

@@ -157,6 +157,8 @@ def replies(effect: RunAgent, k: int) -> list[Reply]:
         ]
     if effect.role is Role.REVIEWER:
         return [text(REVIEWS[min(effect.iteration, len(REVIEWS)) - 1])]
+    if effect.wave is not None:
+        return [text("The wave does what its tasks ask.\nAGENTIUM_EVAL: ADVANCE next wave")]
     if effect.phase is Phase.IMPLEMENT:
         return [text(JUDGES[min(effect.iteration, len(JUDGES)) - 1])]
     return [text("Good enough.\nAGENTIUM_EVAL: ADVANCE done")]

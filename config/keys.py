@@ -83,6 +83,21 @@ def task_lease(task_key: str) -> str:
     return f"{PREFIX}:lease:{task_key}"
 
 
+WAVE_BOARD_TTL_S = 7 * 24 * 3600
+
+
+def wave_board(task_key: str, wave: int, attempt: int) -> str:
+    """The hash of one attempt of a wave: its starting commit and, per subtask, its status,
+    result and patch (written by the subtask jobs, read by the join and the dashboard)."""
+    return f"{PREFIX}:task:{task_key}:wave:{wave}:{attempt}"
+
+
+def subtask_lease(task_key: str, wave: int, attempt: int, subtask: str) -> str:
+    """The lease a subtask job holds on its subtask while it runs (a token with a TTL,
+    renewed, as the task's; its board writes compare it)."""
+    return f"{PREFIX}:lease:{task_key}:wave:{wave}:{attempt}:{subtask}"
+
+
 def task_pr(repo: str, pr_number: int) -> str:
     """The field of ``TASK_PR_INDEX`` for one pull request."""
     return f"{repo.lower()}#{pr_number}"

@@ -15,9 +15,10 @@ from rq import Queue, get_current_job
 
 from config.defaults import load_bot_defaults
 from config.settings import Settings, load_settings
-from workers.engine import scheduling
+from workers.engine import scheduling, subtasks
 from workers.engine.driver import advance
 from workers.engine.repo_settings import trigger_label_of
+from workers.engine.wavestep import WaveJobs
 from workers.intake import deliveries
 from workers.intake.apply import Schedule
 from workers.intake.deliveries import read_metas
@@ -80,6 +81,13 @@ def scheduler(queue: Queue) -> Schedule:
     return lambda record, cause: scheduling.schedule_step(queue, record, cause)
 
 
+def wave_jobs(queue: Queue) -> WaveJobs:
+    return WaveJobs(
+        launch=lambda *run: scheduling.schedule_subtask(queue, *run),
+        alive=lambda *run: scheduling.subtask_job_alive(queue, *run),
+    )
+
+
 def run_step(key: str, rechecking: bool = False) -> str:
     """The RQ job for one step of a task (see workers.engine.driver)."""
     rt = runtime()
@@ -88,8 +96,16 @@ def run_step(key: str, rechecking: bool = False) -> str:
         key,
         lambda record, cause: scheduling.schedule_step(rt.queue, record, cause),
         lambda busy, left: scheduling.schedule_recheck(rt.queue, busy, left),
+        wave_jobs(rt.queue),
         rechecking=rechecking,
     )
+
+
+def run_subtask(key: str, wave: int, attempt: int, subtask: str) -> str:
+    """The RQ job for one subtask of a wave (see workers.engine.subtasks)."""
+    rt = runtime()
+    where = subtasks.Where(key, wave, attempt, subtask)
+    return subtasks.run_subtask(rt, where, lambda *run: scheduling.schedule_join(rt.queue, *run))
 
 
 def sweep() -> int:

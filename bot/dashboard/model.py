@@ -66,6 +66,45 @@ class StepView(BaseModel):
     excerpt: str = ""
     at: datetime | None = None
     round: int = 0
+    event: str | None = None  # a step of the wave walk: wave_started, subtask_completed, ...
+    wave: int = 0
+    subtask: str = ""
+
+
+class SubtaskView(BaseModel):
+    model_config = _MODEL
+
+    id: str = ""
+    title: str = ""
+    kind: str | None = None
+    status: str = "pending"
+    attempt: int = 0
+    error: str = ""
+    summary: str = ""
+
+
+class WaveView(BaseModel):
+    model_config = _MODEL
+
+    number: int = 0
+    subtasks: tuple[SubtaskView, ...] = ()
+    status: str = "pending"
+    attempt: int = 0
+    max_attempts: int = 2
+    commit: str = ""
+    error: str = ""
+    verdict: str | None = None
+
+
+class WalkView(BaseModel):
+    """The waves of a plan (docs/design.md §8), as the workers stored them."""
+
+    model_config = _MODEL
+
+    waves: tuple[WaveView, ...] = ()
+    current: int = 0
+    stopped: str = ""
+    finished: bool = False
 
 
 class PauseView(BaseModel):
@@ -89,6 +128,7 @@ class WorkflowView(BaseModel):
     end_reason: str = ""
     history: tuple[StepView, ...] = ()
     spend: SpendView = SpendView()
+    walk: WalkView = WalkView()
 
 
 class EnvironmentView(BaseModel):

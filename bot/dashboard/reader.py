@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -77,6 +77,16 @@ class TaskReader:
 
     async def marks(self, task_key: str) -> Marks:
         return parse_marks(await self._redis.hgetall(keys.task_marks(task_key)))
+
+    async def subtask_statuses(
+        self, task_key: str, wave: int, attempt: int, ids: Sequence[str]
+    ) -> dict[str, str]:
+        """The live status of a running wave's subtasks (from its board; absent ones left out)."""
+        if not ids:
+            return {}
+        board = keys.wave_board(task_key, wave, max(1, attempt))
+        values = await self._redis.hmget(board, [f"{i}:status" for i in ids])
+        return {i: _text(v) for i, v in zip(ids, values, strict=True) if v is not None}
 
     async def newest_raw(self, limit: int) -> tuple[list[bytes], int]:
         """Up to ``limit`` newest records as stored (unparsed), and how many are indexed."""

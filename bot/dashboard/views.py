@@ -16,6 +16,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from bot.dashboard.access import DashboardGuard, guarded
+from bot.dashboard.model import TaskView
 from bot.dashboard.reader import TaskReader
 from bot.dashboard.rows import (
     Links,
@@ -27,6 +28,7 @@ from bot.dashboard.rows import (
     task_path,
     thousands,
 )  # fmt: skip
+from bot.dashboard.waves import tree
 
 PAGE_SIZE = 50
 STATIC_PATH = "/dashboard/static"
@@ -93,7 +95,17 @@ class DashboardViews:
         return self._render(
             name, task=task, marks=marks, issue_url=self._links.issue(task),
             pr_url=self._links.pr(task, marks), task_url=task_path(task.repo, task.issue),
+            waves=await self._waves(task),
         )  # fmt: skip
+
+    async def _waves(self, task: TaskView) -> list[str]:
+        walk = task.workflow.walk
+        if not walk.waves:
+            return []
+        wave = walk.waves[min(walk.current, len(walk.waves) - 1)]
+        ids = [s.id for s in wave.subtasks]
+        live = await self._reader.subtask_statuses(task.key, wave.number, wave.attempt, ids)
+        return tree(walk, live)
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from tests.agents.conftest import local_git, task_context
 from tests.fakes.anthropic import FakeAnthropic, text, tool_use
+from workers.agents import wavefiles
 from workers.agents.environment import Environment
 from workers.agents.runner import AgentRunner
 from workers.agents.testcmd import detect_test_command
 from workers.controller import signals
-from workers.controller.effects import RunAgent, Session
+from workers.controller.effects import RunAgent, Session, WavePointer
 from workers.controller.outcomes import AssessorDone, BudgetExceeded, JudgeDone, ReviewerDone
 from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
 from workers.controller.spend import Spend
@@ -279,3 +280,24 @@ def test_a_failed_environment_is_told_to_the_agents(
     review = fake.requests[-1].json["messages"][0]["content"][1]["text"]
     assert "could NOT be set up" in review
     assert "42 passed" in review  # the test command's result says what it says
+
+
+def test_a_retried_waves_reviewer_gets_the_feedback_that_failed_its_previous_attempt(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    failed = Feedback(review="1. The tests for 1b import a missing module.", judge="retry")
+    wavefiles.write_feedback(state, 1, 1, failed)
+    task = task_context(checkout, state)
+    start = task.base_sha  # the wave's diff is taken against its starting commit
+    wave = WavePointer(1, 2, 2, 2, ("1a", "1b"), start_commit=start)
+    fake.push(text("1. Fixed now."), text("ok"))
+    runner.run(effect(Role.REVIEWER, wave=wave), task, local_git(checkout))
+    variable = fake.requests[-1].json["messages"][0]["content"][1]["text"]
+    heading = "## The feedback the worker had to answer (on wave 1, attempt 1)"
+    assert heading in variable
+    assert "1. The tests for 1b import a missing module." in variable.split(heading)[1]
+
+    first = WavePointer(1, 2, 1, 2, ("1a", "1b"), start_commit=start)
+    runner.run(effect(Role.REVIEWER, wave=first), task, local_git(checkout))
+    assert "had to answer" not in fake.requests[-1].json["messages"][0]["content"][1]["text"]

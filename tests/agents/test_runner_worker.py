@@ -13,9 +13,10 @@ from tests.fakes.anthropic import FakeAnthropic, bad_request, text, tool_use
 from workers.agents.environment import Environment
 from workers.agents.runner import AgentRunner
 from workers.agents.sandbox import NOT_SANDBOXED
-from workers.controller.effects import RunAgent, Session, TaskPointer
+from workers.controller.effects import RunAgent, Session, WavePointer
 from workers.controller.outcomes import AgentFailed, WorkerDone
 from workers.controller.phases import Phase, Role
+from workers.controller.state import Feedback
 from workers.tasks.lease import LeaseLost
 
 OLD = "    def __iter__(self) -> Iterator[str]:\n"
@@ -102,16 +103,102 @@ def test_worker_with_nothing_to_change_makes_no_commit(
     assert outcome == WorkerDone(text="Nothing needed changing.", made_commits=False)
 
 
-def test_task_walk_shows_the_section_and_breadcrumb(
+WAVE_PLAN = """Add `__contains__` to SectionWrapper.
+
+### Task 1a: Test membership
+Type: test
+Depends on: none
+Files: testing/test_contains.py
+
+Write the membership tests.
+
+### Task 1b: Document membership
+Type: refactor
+Depends on: none
+Files: README.rst
+
+### Task 2: Implement membership
+Type: impl
+Depends on: 1a
+Files: src/iniconfig/__init__.py
+
+Add `__contains__`; testing/test_contains.py must pass.
+
+## Notes
+src/iniconfig/__init__.py keeps its public names.
+"""
+
+
+def subtask(subtask_id: str, number: int, ids: tuple[str, ...], attempt: int = 1) -> RunAgent:
+    wave = WavePointer(number, 2, attempt, 2, ids, start_commit="abc123abc123ff")
+    return implement(wave=wave, subtask=subtask_id)
+
+
+def test_subtasks_share_the_stable_prefix_and_leave_their_changes_uncommitted(
     fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
 ) -> None:
-    fake.push(text("done"))
-    task = task_context(checkout, tmp_path / "state")
-    runner.run(implement(task=TaskPointer(1, 2)), task, local_git(checkout))
-    briefing = fake.requests[0].json["messages"][0]["content"][1]["text"]
-    assert "Tasks 1-1 of 2 completed. Now executing Task 2" in briefing
-    assert "### Task 2: test it" in briefing
-    assert "### Task 1: add it" not in briefing
+    state = tmp_path / "state"
+    (state / "waves" / "wave-1").mkdir(parents=True)
+    (state / "waves" / "wave-1" / "summary.md").write_text("## Wave 1 summary\nrestore it")
+    task = task_context(checkout, state, plan=WAVE_PLAN)
+    head = git(checkout, "rev-parse", "HEAD")
+    fake.push(tool_use("write_file", {"path": "src/iniconfig/x.py", "content": "x = 1\n"}))
+    fake.push(text("implemented"), text("documented"))
+    outcome = runner.run(subtask("2", 2, ("2",)), task, local_git(checkout))
+    assert outcome == WorkerDone(text="implemented", made_commits=False)
+    assert git(checkout, "rev-parse", "HEAD") == head and "x.py" in git(checkout, "status")
+    runner.run(subtask("1b", 1, ("1a", "1b")), task, local_git(checkout))
+    first, other = fake.requests[0].json, fake.requests[2].json
+    assert first["system"] == other["system"] and first["tools"] == other["tools"]
+    stable, scoped = (b["text"] for b in first["messages"][0]["content"])
+    assert stable == other["messages"][0]["content"][0]["text"]
+    assert "### Task 2: Implement membership" in stable  # the task headers are stable
+    assert scoped.startswith("# Wave 2 of 2: subtask 2")
+    assert "## Wave 1 summary" in scoped and "restore it" in scoped
+    assert "**[test] 1a Test membership**: Write the membership tests." in scoped
+    assert "src/iniconfig/__init__.py keeps its public names." in scoped  # a section on its file
+    assert "Document membership" not in scoped
+    assert scoped.rstrip().endswith("Make the changes. Do NOT commit.")
+    scoped_1b = other["messages"][0]["content"][1]["text"]
+    assert "This is the first wave" in scoped_1b
+    assert "None: this subtask depends on no other" in scoped_1b
+
+
+def test_subtasks_with_private_state_share_the_prefix_and_are_told_their_own_scratch(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    fake.push(text("done 1a"), text("done 1b"))
+    for slot, name in enumerate(("1a", "1b")):  # each its own copy of the state, as in a job
+        private = tmp_path / f"state.slot{slot}"
+        task = task_context(checkout, private, plan=WAVE_PLAN, test_command="make check")
+        runner.run(subtask(name, 1, ("1a", "1b")), task, local_git(checkout))
+    first, other = (r.json["messages"][0]["content"] for r in fake.requests)
+    assert first[0]["text"] == other[0]["text"]  # no per-slot path in the shared block
+    assert "state.slot" not in first[0]["text"] and "scratch directory" not in first[0]["text"]
+    for slot, scoped in enumerate((first[1]["text"], other[1]["text"])):
+        assert f"Your scratch directory: `{tmp_path / f'state.slot{slot}' / 'scratch'}`" in scoped
+        assert "The tests: `make check` (configured)." in scoped
+
+
+def test_a_retried_subtask_sees_the_full_review_with_the_action_items_last(
+    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
+) -> None:
+    task = task_context(checkout, tmp_path / "state", plan=WAVE_PLAN)
+    review = "The tests miss the empty section.\n1. test an empty section\n2. test a missing one"
+    feedback = Feedback(review=review, judge="cover empty sections")
+    texts = []
+    for attempt in (2, 3):
+        fake.push(text("again"))
+        call = subtask("1a", 1, ("1a", "1b"), attempt=attempt)
+        runner.run(replace(call, feedback=feedback), task, local_git(checkout))
+        texts.append(fake.requests[-1].json["messages"][0]["content"][1]["text"])
+    second = texts[0]
+    assert "## Retry attempt 2: " in second and "The tests miss the empty section." in second
+    items = second.index("### Action items (focus here)")
+    assert second.index("The tests miss") < items < second.index("1. The judge: cover empty")
+    assert second.index("test a missing one", items) < second.index("## Your assignment")
+    framing = [t.split("## Retry attempt ")[1].split("\n")[0] for t in texts]
+    assert framing[0][3:] != framing[1][3:]  # the framing changes per attempt
 
 
 def test_plan_worker_gets_read_only_tools_and_never_commits(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from workers.agents.llm import LLMRequest, LLMResponse, Message, StopReason, ToolCall
-from workers.agents.loop import LoopHooks, StopCause, run_loop
+from workers.agents.llm import LLMRequest, LLMResponse, Message, StopReason, Text, ToolCall
+from workers.agents.loop import LoopHooks, StopCause, cache_marks, run_loop
 from workers.agents.settings import RunLimits, StuckSettings
 from workers.agents.stuck import is_stuck, normalise
 from workers.agents.testcmd import detect_test_command, resolve_test_command
@@ -111,3 +111,13 @@ def test_loop_limits_are_checked_before_every_call(
     assert result.stop is cause
     assert adapter.calls == calls
     assert result.final_text == ""
+
+
+def test_cache_marks_keep_the_whole_briefing_cached_for_the_later_calls() -> None:
+    briefing = Message(role="user", content=(Text(text="stable"), Text(text="this call's")))
+    assert cache_marks([briefing]) == ((0, 0), (0, 1))
+    answer = Message(role="assistant", content=(Text(text="a tool call"),))
+    later = [briefing, answer, Message.user("its result")]
+    assert cache_marks(later) == ((0, 0), (0, 1), (2, 0))  # + the system prompt's: 4
+    assert cache_marks([Message.user("one block")]) == ((0, 0),)
+    assert cache_marks([]) == ()

@@ -9,7 +9,7 @@ from typing import TypeVar
 from workers.controller.effects import Effect
 from workers.controller.limits import Limits
 from workers.controller.moves import Transition
-from workers.controller.outcomes import Outcome, Start
+from workers.controller.outcomes import Outcome, Start, SubtaskResult, WaveJoined
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
 
@@ -33,3 +33,13 @@ def drive(
 
 def of_type(effects: Sequence[Effect], kind: type[E]) -> list[E]:
     return [e for e in effects if isinstance(e, kind)]
+
+
+def joined(
+    wave: int, *ids: str, attempt: int = 1, commit: str | None = None, conflict: str = ""
+) -> WaveJoined:
+    """Every subtask of ``wave`` done; joined into ``commit`` (``c<wave>-<attempt>`` unless
+    given; "" = no changes) or not at all (``conflict``)."""
+    made = f"c{wave}-{attempt}" if commit is None else commit
+    results = tuple(SubtaskResult(i, f"did {i}") for i in ids)
+    return WaveJoined(wave, attempt, results, f"s{wave}", "" if conflict else made, conflict)

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import pytest
 
-from workers.controller.effects import TaskPointer
 from workers.controller.plan import count_tasks, task_section
 
 PLAN = """# Plan
@@ -40,6 +39,19 @@ def test_out_of_range() -> None:
         task_section(PLAN, 2)
 
 
-def test_breadcrumb() -> None:
-    assert TaskPointer(0, 5).breadcrumb() == "Executing Task 1 of 5"
-    assert TaskPointer(2, 5).breadcrumb() == "Tasks 1-2 of 5 completed. Now executing Task 3"
+def test_ids_with_letters_and_sections_mentioning_files() -> None:
+    from workers.controller.plan import sections_mentioning
+
+    plan = (
+        "# Plan\nTouches src/app/user.py and more.\n\n### Task 1a: Tests\nFiles: tests/t.py\n\n"
+        "### Task 2b: Code\nEdit user.py.\n\n## Risks\nNone for t.py.\n"
+    )
+    assert count_tasks(plan) == 2
+    assert task_section(plan, 1) == "### Task 2b: Code\nEdit user.py."
+    found = sections_mentioning(plan, ("src/app/user.py",))
+    assert found == [
+        "# Plan\nTouches src/app/user.py and more.",
+        "### Task 2b: Code\nEdit user.py.",
+    ]
+    assert sections_mentioning(plan, ("src/app/user.py",), skip=task_section(plan, 1)) == found[:1]
+    assert sections_mentioning(plan, ()) == []

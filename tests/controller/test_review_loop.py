@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.controller.controller_support import NOW, drive, of_type
+from tests.controller.controller_support import NOW, drive, joined, of_type
 from tests.controller.test_transitions import (
     REVIEW,
     TASK_PLAN,
@@ -97,7 +97,7 @@ def test_a_review_starts_implement_with_a_fresh_worker_and_the_review_as_feedbac
         1,
         Session.NEW,
     )
-    assert run.max_iterations == 5 and run.task is None
+    assert run.max_iterations == 5 and run.wave is None
     assert run.feedback is not None
     assert (run.feedback.review, run.feedback.human) == (ASK.text, "alice")
     assert "@alice" in run.feedback.judge
@@ -163,11 +163,12 @@ def test_a_round_has_its_own_limits_and_overrides() -> None:
 
 def test_a_round_does_not_walk_the_plan_tasks_again() -> None:
     start = [WorkerDone(TASK_PLAN), AssessorDone(None), REVIEW, judge("ADVANCE")]
-    done = drive([*start, work(), work(), work(), REVIEW, judge("ADVANCE")])
+    waves = [[joined(n, str(n)), REVIEW, judge("ADVANCE")] for n in (1, 2, 3)]
+    done = drive([*start, *[o for wave in waves for o in wave], REVIEW, judge("ADVANCE")])
     done = drive([work(), REVIEW, judge("ADVANCE")], state=done.state)
     assert done.state.phase is Phase.COMPLETE
     round_ = drive([ASK], state=done.state)
-    assert agent(round_).task is None
+    assert agent(round_).wave is None
     assert agent(drive([work()], state=round_.state)).role is Role.REVIEWER
 
 

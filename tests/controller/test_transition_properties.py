@@ -9,7 +9,14 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tests.controller.controller_support import NOW, of_type
-from workers.controller.effects import CommentKind, MarkReady, PostComment, PostNomerge, RunAgent
+from workers.controller.effects import (
+    CommentKind,
+    MarkReady,
+    PostComment,
+    PostNomerge,
+    RunAgent,
+    RunWave,
+)
 from workers.controller.limits import Limits, PhaseLimits
 from workers.controller.moves import Transition
 from workers.controller.outcomes import (
@@ -23,9 +30,12 @@ from workers.controller.outcomes import (
     Outcome,
     ReviewerDone,
     Start,
+    SubtaskResult,
+    WaveJoined,
     WorkerDone,
 )
 from workers.controller.phases import WORK_PHASES, Phase, Role
+from workers.controller.plan import plan_tasks
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
@@ -55,6 +65,7 @@ class Run:
     rounds: int = 0
     replies: int = 0
     queued: list[HumanReview] = field(default_factory=list)
+    launched: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
 
     def bound(self) -> int:
         """Agent calls a task can take: every iteration at its limit, each judge re-asked."""
@@ -62,12 +73,45 @@ class Run:
             max(self.limits.SIMPLE.model_dump()[p], self.limits.COMPLEX.model_dump()[p])
             for p in WORK_PHASES
         ]
-        per_iteration = MAX_TASKS + 1 + 1 + 2  # workers, assessor, reviewer, judge + re-ask
+        # a wave: subtasks, reviewer, judge + re-ask, per attempt; then the iteration's own
+        per_wave = 2 * 4
+        per_iteration = MAX_TASKS * per_wave + 1 + 1 + 2  # + assessor, reviewer, judge, re-ask
         return (sum(most) * per_iteration + MAX_FAILURES * 2) * (1 + self.rounds)
 
 
-def plan_text(tasks: int) -> str:
-    return "".join(f"### Task {n}: part {n}\n" for n in range(1, tasks + 1)) or "one step"
+def plan_text(data: st.DataObject, tasks: int) -> tuple[str, bool]:
+    """A plan of ``tasks`` tasks, sequential or with random dependencies (sometimes on an
+    unknown task: invalid); and whether it is valid."""
+    style = data.draw(st.sampled_from(["sequential", "dag", "invalid"]))
+    lines = []
+    for n in range(1, tasks + 1):
+        lines.append(f"### Task {n}: part {n}")
+        if style != "sequential":
+            deps = data.draw(st.lists(st.integers(1, n - 1), unique=True)) if n > 1 else []
+            if style == "invalid" and n == tasks:
+                deps.append(9)
+            lines.append(f"Depends on: {', '.join(map(str, deps)) or 'none'}")
+    valid = style != "invalid" or tasks == 0
+    return "\n".join(lines) or "one step", valid
+
+
+def draw_wave(data: st.DataObject, run: Run, wave: RunWave) -> tuple[Outcome, str]:
+    """The join of a wave: clean, with a conflict, with a subtask that failed, or none."""
+    key = (wave.wave.number, wave.wave.attempt)
+    ids = tuple(call.subtask or "" for call in wave.calls)
+    assert len(set(ids)) == len(ids) == len(wave.wave.subtasks)  # each subtask once
+    assert run.launched.setdefault(key, ids) == ids  # a resumed attempt asks for the same
+    kind = data.draw(st.sampled_from(["clean", "clean", "empty", "conflict", "fail"]))
+    if kind == "fail" and run.failures >= MAX_FAILURES:
+        kind = "clean"
+    results = tuple(
+        SubtaskResult(i, "done", error="boom" if kind == "fail" and i == ids[0] else "")
+        for i in ids
+    )
+    commit = "" if kind in ("empty", "conflict") else f"c{key}"
+    conflict = "a.py overlaps" if kind == "conflict" else ""
+    joined = WaveJoined(key[0], key[1], results, "s", commit, conflict)
+    return joined, "fail" if kind == "fail" else "work"
 
 
 def draw_outcome(data: st.DataObject, run: Run, pending: RunAgent) -> tuple[Outcome, str]:
@@ -77,10 +121,10 @@ def draw_outcome(data: st.DataObject, run: Run, pending: RunAgent) -> tuple[Outc
         return BudgetExceeded(pending.role, "tokens 1,000,001 of 1,000,000"), "budget"
     if pending.role is Role.WORKER:
         if pending.phase is Phase.PLAN:
-            text = plan_text(data.draw(st.integers(0, MAX_TASKS)))
+            text, valid = plan_text(data, data.draw(st.integers(0, MAX_TASKS)))
             if data.draw(st.integers(0, 9)) == 0:
-                text += "\nAGENTIUM_STATUS: NOTHING_TO_DO duplicate"
-            return WorkerDone(text), "work"
+                return WorkerDone(text + "\nAGENTIUM_STATUS: NOTHING_TO_DO duplicate"), "work"
+            return WorkerDone(text), "work" if valid else "invalid plan"
         return WorkerDone("did it", made_commits=data.draw(st.booleans())), "work"
     if pending.role is Role.ASSESSOR:
         answer = data.draw(st.sampled_from(["SIMPLE", "COMPLEX", "none", "fail"]))
@@ -176,7 +220,8 @@ def test_random_runs_terminate_within_the_limits(data: st.DataObject, limits: Li
         transition = completed(limits, start)
         run.queued.append(HumanReview("first review", "carol", ("r-0",)))
     while True:
-        pending = next(iter(of_type(transition.effects, RunAgent)), None)
+        calls = [e for e in transition.effects if isinstance(e, RunAgent | RunWave)]
+        pending = calls[0] if calls else None
         review = next_review(data, run) if accepts_review(transition.state) else None
         if review is not None:
             outcome: Outcome = review
@@ -191,8 +236,13 @@ def test_random_runs_terminate_within_the_limits(data: st.DataObject, limits: Li
         else:
             queue_review(data, run, transition.state)
             run.agent_calls += 1
-            outcome, meaning = draw_outcome(data, run, pending)
-            run.failures += isinstance(outcome, AgentFailed) and outcome.role is not Role.ASSESSOR
+            if isinstance(pending, RunWave):
+                outcome, meaning = draw_wave(data, run, pending)
+                run.failures += meaning == "fail"
+            else:
+                outcome, meaning = draw_outcome(data, run, pending)
+                failed = isinstance(outcome, AgentFailed) and outcome.role is not Role.ASSESSOR
+                run.failures += failed
         before = transition.state
         transition = step(before, outcome, limits, now=NOW)
         run.forced = run.forced or forced_advance(before, transition.state, meaning)
@@ -200,6 +250,13 @@ def test_random_runs_terminate_within_the_limits(data: st.DataObject, limits: Li
         assert run.agent_calls <= run.bound()
     final = transition.state
     assert final.phase.is_terminal
+    walked = [i for wave in final.walk.waves for i in wave.ids]
+    if walked:  # every plan task in exactly one wave, each wave attempted at most twice
+        assert sorted(walked) == sorted(t.id for t in plan_tasks(final.plan or ""))
+        event(f"walk of {len(final.walk.waves)} waves")
+    assert all(attempt <= 2 for _, attempt in run.launched)
+    for (number, _), ids in run.launched.items():
+        assert ids == final.walk.waves[number - 1].ids
     assert final.round == run.rounds == run.replies
     assert not run.queued or final.phase is not Phase.COMPLETE  # kept for a BLOCKED task
     event(f"{final.phase} {final.pr_result} rounds={final.round}")

@@ -14,6 +14,7 @@ from workers.controller.effects import (
     PostComment,
     PostNomerge,
     RunAgent,
+    RunWave,
     Session,
     SetLabel,
     Target,
@@ -376,24 +377,18 @@ def test_complex_gets_a_fresh_worker_every_iteration() -> None:
 TASK_PLAN = "### Task 1: a\n### Task 2: b\n### Task 3: c\n"
 
 
-def test_complex_first_implement_iteration_walks_the_tasks() -> None:
+def test_complex_first_implement_iteration_walks_the_tasks_in_waves() -> None:
     start = [WorkerDone(TASK_PLAN), AssessorDone(None), REVIEW, judge("ADVANCE")]
-    pointers = []
-    for done in range(3):
-        run = agent(drive([*start, *[work()] * done]))
-        assert (run.role, run.session) == (Role.WORKER, Session.NEW)
-        pointers.append((run.task.index, run.task.total) if run.task else None)
-    assert pointers == [(0, 3), (1, 3), (2, 3)]
-    after = drive([*start, work(), work(commits=False), work()])
-    assert agent(after).role is Role.REVIEWER and of_type(after.effects, OpenOrUpdatePR)
-    second = drive([*start, *[work()] * 3, REVIEW, judge("ITERATE")])
-    assert agent(second).task is None
-    assert second.state.plan == TASK_PLAN
+    first = drive(start)
+    (wave,) = of_type(first.effects, RunWave)
+    assert [(c.subtask, c.wave and c.wave.number) for c in wave.calls] == [("1", 1)]
+    assert wave.wave.of == 3 and all(c.session is Session.NEW for c in wave.calls)
+    assert first.state.plan == TASK_PLAN
 
 
 def test_simple_path_runs_the_whole_plan_in_one_worker() -> None:
     t = drive([WorkerDone(TASK_PLAN), AssessorDone("AGENTIUM_EVAL: SIMPLE")])
-    assert agent(t).task is None
+    assert agent(t).wave is None
     assert (
         agent(drive([WorkerDone(TASK_PLAN), AssessorDone("AGENTIUM_EVAL: SIMPLE"), work()])).role
         is Role.REVIEWER

@@ -7,7 +7,7 @@ import json
 import redis
 
 from tests.controller.controller_support import drive
-from workers.controller.moves import HISTORY_KEPT, with_entry
+from workers.controller.core import HISTORY_KEPT, with_entry
 from workers.controller.outcomes import AssessorDone, JudgeDone, ReviewerDone, WorkerDone
 from workers.controller.phases import Path, Phase, Role
 from workers.controller.state import SCHEMA_VERSION, HistoryEntry, WorkflowState

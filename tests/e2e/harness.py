@@ -162,9 +162,9 @@ class Harness:
 
     # driving a task
 
-    def script(self, scenario: Path) -> ScriptedModel:
+    def script(self, scenario: Path, subtask_delay_s: float = 0.0) -> ScriptedModel:
         assert self.llm is not None
-        model = ScriptedModel(scenario)
+        model = ScriptedModel(scenario, subtask_delay_s)
         self.llm.script.clear()  # answers left from an earlier task
         self.llm.push(*[model] * 400)
         return model

@@ -12,6 +12,7 @@ import threading
 from collections import deque
 from pathlib import Path
 
+from tests.e2e.subtask_model import SubtaskAnswers, subtask_of
 from tests.fakes.anthropic import Recorded, Reply, text, tool_use
 from workers.controller.phases import Role
 from workers.offline.scenario import ScriptStep, load_scenario
@@ -47,9 +48,10 @@ def _last_is_tool_result(request: Recorded) -> bool:
 class ScriptedModel:
     """Callable reply for FakeAnthropic: `fake.push(*[model] * n)`."""
 
-    def __init__(self, scenario: Path) -> None:
+    def __init__(self, scenario: Path, subtask_delay_s: float = 0.0) -> None:
         steps = [s for s in load_scenario(scenario).steps if s.role is not None]
         self.steps: deque[ScriptStep] = deque(steps)
+        self.subtasks = SubtaskAnswers(delay_s=subtask_delay_s)
         self.errors: list[str] = []
         self.edits = 0
         self.calls = 0
@@ -71,6 +73,12 @@ class ScriptedModel:
         self._hold()
         with self._lock:
             role = role_of(request)
+            if role is Role.WORKER and subtask_of(request) is not None:
+                final = _last_is_tool_result(request)
+                reply = self.subtasks.answer(self.steps, request, final)
+                self.errors += self.subtasks.errors
+                self.subtasks.errors.clear()
+                return reply
             if role is Role.WORKER and _last_is_tool_result(request):
                 return text(self._pop(role).text or "done")  # the worker's final answer
             step = self.steps[0] if self.steps else None

@@ -4,6 +4,7 @@ tasks' stay, a task whose lease is held is left alone (real Redis, real director
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -117,3 +118,13 @@ def test_state_copies_are_swept_like_checkouts(store: TaskStore, tmp_path: Path)
     claim(state, task(store, 11, TaskStatus.FINISHED))
     age(state, 2 * HOUR)
     assert sweeper(store, tmp_path, Clock()).run() == [state]
+
+
+def test_a_marker_outliving_its_directory_goes_too(store: TaskStore, tmp_path: Path) -> None:
+    path = checkout(tmp_path, "o__r__12", task(store, 12, TaskStatus.ACTIVE))
+    age(path, 2 * HOUR)
+    fresh = checkout(tmp_path, "o__r__13", "o/r#13")
+    for each in (path, fresh):
+        shutil.rmtree(each)  # the finishing step removed its checkout, not the marker
+    assert sweeper(store, tmp_path, Clock()).run() == []
+    assert not marker_of(path).exists() and marker_of(fresh).exists()  # fresh: not yet

@@ -8,19 +8,20 @@
 Every reply is built from a real response in ``tests/corpus/anthropic/`` (the SDK's models
 parse them); errors carry their real bodies and headers. A reply may also be a function of
 the request (``Callable[[Recorded], Reply]``). Every request is recorded with its headers
-and raw bytes. Usage is computed from the request like the real prompt cache would: bytes
-up to the longest ``cache_control`` breakpoint seen before are a cache read, the rest up to
-the last breakpoint a cache write (4 bytes per token), split into 1-hour and 5-minute writes
-by the breakpoints' ``ttl``. (Expiry and the minimum cacheable length are modelled by
-``bench/cachemodel.py``, not here.)
+and raw bytes, and ``usages`` holds the usage answered to each. Usage is computed from the
+request like the real prompt cache would: bytes up to the longest ``cache_control``
+breakpoint seen before are a cache read, the rest up to the last breakpoint a cache write
+(4 bytes per token), split into 1-hour and 5-minute writes by the breakpoints' ``ttl``.
+(Expiry and the minimum cacheable length are modelled by ``bench/cachemodel.py``.)
 
 Like the real API, the fake answers many requests at once: each is awaited on its own, a
 reply function runs in a thread, and ``latency`` (seconds per request, a function of it)
-is slept asynchronously, so a slow answer never holds up another. ``task_of`` names the
-task a request belongs to; ``calls`` records every request's start and end per task and
-``peak`` the most requests of one task in flight at any moment. A request whose client
-went away (a killed worker) ends when the fake notices, and its reply is never computed,
-so a script is not advanced by an answer nobody reads.
+is slept asynchronously before the reply is computed, a reply's own ``delay_s`` after it,
+so a slow answer never holds up another. ``task_of`` names the task a request belongs to;
+``calls`` records every request's start and end per task and ``peak`` the most requests of
+one task in flight at any moment. A request whose client went away (a killed worker) ends
+when the fake notices, and (during ``latency``) its reply is never computed, so a script is
+not advanced by an answer nobody reads.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class Reply:
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
     usage: dict[str, int] | None = None  # fixed usage instead of the computed one
+    delay_s: float = 0.0  # answer this much later, without holding up other requests
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,7 @@ class FakeAnthropic:
     def __init__(self, script: Iterable[Script] = (), *, api_key: str = "test-key") -> None:
         self.script: deque[Script] = deque(script)
         self.requests: list[Recorded] = []
+        self.usages: list[dict[str, int] | None] = []  # per request: the usage answered
         self.unexpected: list[str] = []
         self.api_key = api_key
         self.latency: Callable[[Recorded], float] | None = None
@@ -180,6 +183,8 @@ class FakeAnthropic:
         recorded = Recorded(dict(request.headers), raw)
         with self._lock:
             self.requests.append(recorded)
+            self.usages.append(None)
+            position = len(self.requests) - 1
             if not self._authorised(request):
                 return _error(401, "authentication_error", "invalid x-api-key")
         call = self._begin(recorded)
@@ -188,7 +193,7 @@ class FakeAnthropic:
             if not await _wait_unless_gone(request, delay):
                 call.abandoned = True
                 return Response(status_code=499)
-            return await self._answer(recorded)
+            return await self._answer(request, recorded, position)
         finally:
             self._end(call)
 
@@ -206,7 +211,7 @@ class FakeAnthropic:
             call.ended = time.time()
             self._in_flight[call.task] -= 1
 
-    async def _answer(self, recorded: Recorded) -> Response:
+    async def _answer(self, request: Request, recorded: Recorded, position: int) -> Response:
         with self._lock:
             if not self.script:
                 self.unexpected.append("request after the script ended")
@@ -217,7 +222,10 @@ class FakeAnthropic:
         if reply.status == 200:
             with self._lock:
                 body["usage"] = {**body["usage"], **(reply.usage or self._usage(recorded))}
+                self.usages[position] = body["usage"]
         headers = {"request-id": f"req_fake{next(_ids):06d}", **reply.headers}
+        if not await _wait_unless_gone(request, reply.delay_s):  # this answer is slow
+            return Response(status_code=499)
         return JSONResponse(body, status_code=reply.status, headers=headers)
 
     def in_flight(self) -> dict[object, int]:

@@ -133,3 +133,31 @@ def test_a_scenario_sets_the_limits(
     assert "Judge: add the test" in out
     assert "Outcome: NOMERGE" in out
     assert len(commits(repo, "main", BRANCH)) == 2
+
+
+def test_a_complex_plan_runs_in_waves_one_commit_each(
+    repo: Path, issue_file: Path, llm: FakeAnthropic, env: dict[str, str]
+) -> None:
+    model = script(llm, "waves-retry-once.yml")
+    argv = ["local", "--repo", str(repo), "--issue-file", str(issue_file)]
+    done = subprocess.run(
+        [sys.executable, "-m", "workers.processes.cli", *argv],
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    out = done.stdout
+    assert done.returncode == 0, done.stderr + out
+    assert model.done and not model.errors, model.errors
+    assert commits(repo, "main", BRANCH) == [
+        "Docs iteration 1 for ISSUE.md",
+        "Wave 2: Parser, Formatter",
+        "Wave 1: Parser tests, Formatter tests",
+    ]
+    body = git(repo, "log", "-1", "--format=%b", f"{BRANCH}~1")
+    assert "Made by agentium's worker agents for ISSUE.md (subtasks 2a, 2b" in body
+    assert "running Wave 1 of 2: subtasks 1a, 1b, one after another" in out
+    assert "the changes overlap: The changes of subtask 1b do not apply on top of 1a" in out
+    assert "Wave 2 attempt 1 of 2 failed: retrying" in out
+    assert len(git(repo, "worktree", "list").splitlines()) == 1  # the subtasks' are gone
+    files = git(repo, "ls-tree", "-r", "--name-only", BRANCH).split()
+    assert {"WAVE_1a.md", "WAVE_1b.md", "WAVE_2a.md", "WAVE_2b.md"} <= set(files)

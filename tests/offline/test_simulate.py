@@ -262,3 +262,69 @@ def test_the_trace_says_whether_the_gate_is_on() -> None:
     assert not any(
         "Quality gate" in line for line in run_scenario(SCENARIOS / "no-signal.yml").trace
     )
+
+
+# --- phased plans (docs/design.md §8) ------------------------------------------------------
+
+
+def test_the_seeds_tdd_plan_runs_in_five_waves_with_a_review_each() -> None:
+    trace = run_scenario(SCENARIOS / "waves-tdd-seed.yml").trace
+    starts = [line for line in trace if "→ Wave " in line and " started" in line]
+    assert [s.split(" started")[0].strip() for s in starts] == [
+        f"→ Wave {n}/5" for n in range(1, 6)
+    ]
+    assert sum("judge verdict: ADVANCE" in line for line in trace) == 5
+    joins = [line for line in trace if "Join of wave" in line]
+    assert joins[1].endswith("(Wave 2: Implement User model, Implement Post model)")
+
+
+def test_a_wave_retried_once_and_a_wave_failing_twice() -> None:
+    once = run_scenario(SCENARIOS / "waves-retry-once.yml").trace
+    assert sum("attempt 1 of 2 failed" in line for line in once) == 2  # a conflict, an ITERATE
+    assert any("changes overlap: tests/conftest.py" in line for line in once)
+    twice = run_scenario(SCENARIOS / "waves-fail-twice.yml")
+    assert any(
+        line.startswith("  → Wave walk stopped: wave 2 failed 2 attempt(s)")
+        and "not run: 3" in line
+        for line in twice.trace
+    )
+    assert twice.state.walk.waves[2].status == "pending"
+
+
+def test_plan_check_scenarios() -> None:
+    cycle = run_scenario(SCENARIOS / "plan-cycle.yml").trace
+    assert (
+        "  → Plan check: 1 error(s) -> ITERATE (no judge): dependency cycle: 1 -> 2 -> 1" in cycle
+    )
+    advisory = run_scenario(SCENARIOS / "tdd-advisory.yml")
+    assert advisory.state.plan_findings and advisory.summary["pr"] == "ready"
+    required = run_scenario(SCENARIOS / "tdd-required.yml")
+    assert required.summary["pr"] == "nomerge"
+    assert [w.ids for w in required.state.walk.waves] == [("1",), ("2",)]
+
+
+WAVE_PLAN = """
+  - worker: "### Task 1: a\\nDepends on: none\\n### Task 2: b\\nDepends on: none\\n"
+  - assessor: null
+  - reviewer: ok
+  - judge: "AGENTIUM_EVAL: ADVANCE"
+"""
+
+
+@pytest.mark.parametrize(
+    ("steps", "message"),
+    [
+        ("  - subtask: {id: '3', text: x}\n", ":6: wave 1 runs subtasks 1, 2, not '3'"),
+        ("  - subtask: {id: '1'}\n  - subtask: {id: '1'}\n", ":7: subtask 1 is already answered"),
+        (
+            "  - worker: x\n",
+            ":6: the controller asks for the subtasks 1, 2 of wave 1, not a worker",
+        ),
+        ("  - subtask: {text: x}\n", ":6: subtask: needs the id"),
+        ("  - subtask: {id: '1'}\n", "ends while the controller waits for the subtasks 1, 2"),
+    ],
+)
+def test_malformed_wave_steps_name_the_line(steps: str, message: str) -> None:
+    scenario = f"steps:{WAVE_PLAN}{steps}"
+    with pytest.raises(ScenarioError, match=message.replace("(", r"\(")):
+        simulate(parse_scenario(scenario, "s.yml"))

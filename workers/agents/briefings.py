@@ -4,16 +4,18 @@ Same layout as the workers' (see :mod:`workers.agents.context`): a stable block 
 and the plan once it is fixed; nothing that depends on the phase, so a judge or reviewer of
 the next phase reads it from the cache too) then the changing one. The code reviewer gets
 the diff against the base (capped, the cut stated), the test command's result, the feedback
-the worker had to answer (the previous iteration's) and the worker's own report with its
-answers to it, never the worker's tool output. The judge gets the phase's goal, the
+the worker had to answer (the previous iteration's, or what failed a wave's previous
+attempt) and the worker's own report with its answers to it (a wave's: its subtasks'
+reports), never the worker's tool output. The judge gets the phase's goal, the
 iteration's facts as the bot measured them (the files changed, from the diff stat; the
 test command's figures against the base commit's, the newly failing tests quoted), the
 reviewer's feedback, its own earlier answers in this phase, and is told when the iteration
-is the last.
+is the last. Both are told where the plan's waves stand.
 """
 
 from __future__ import annotations
 
+from workers.agents import wavefiles
 from workers.agents.context import Conversation, briefing, capped
 from workers.agents.envnote import environment_note
 from workers.agents.prompts import Prompts
@@ -23,6 +25,7 @@ from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.agents.testreport import versus
 from workers.agents.untrusted import issue_text, quoted, show_invisible, strip_hidden
+from workers.agents.wave_notes import findings_note, judge_note, review_note, walk_note
 from workers.controller.effects import RunAgent
 from workers.controller.phases import Phase
 
@@ -33,6 +36,19 @@ def tail_capped(text: str, limit: int) -> str:
         return text
     head = limit // 4
     return f"{text[:head]}\n[... output cut ...]\n{text[-(limit - head) :]}"
+
+
+def _earlier_feedback(effect: RunAgent, files: TaskFiles) -> tuple[str, str]:
+    """The feedback the worker had to answer, and when it was given: the previous
+    iteration's, or for a wave's review the one that failed the wave's previous attempt."""
+    wave = effect.wave
+    if wave is None:
+        previous = effect.iteration - 1
+        return files.feedback(effect.phase, previous), f"iteration {previous}"
+    if wave.attempt < 2:
+        return "", ""
+    text = wavefiles.feedback_text(files.root, wave.number, wave.attempt - 1)
+    return text, f"wave {wave.number}, attempt {wave.attempt - 1}"
 
 
 class ReviewPrompts:
@@ -67,11 +83,16 @@ class ReviewPrompts:
         )
         shown, note = capped(show_invisible(diff), self.settings.diff_chars, "diff")
         report = files.worker_report(effect.phase, effect.iteration)
-        earlier = files.feedback(effect.phase, effect.iteration - 1)
+        if effect.wave is not None and task.walk.waves:
+            report = wavefiles.reports(files.root, task.walk.waves[effect.wave.number - 1])
+        waves = review_note(effect, task.walk) or walk_note(effect, task.walk, files.root)
+        earlier, when = _earlier_feedback(effect, files)
         earlier, _ = capped(earlier, self.settings.feedback_chars, "feedback")
         variable = self.prompts.render(
             "reviewer.context",
             **common,
+            waves=waves,
+            plan_check=findings_note(effect, task.plan_findings),
             plan_under_review=under_review,
             diff=quoted("the diff", shown) if diff.strip() else "",
             diff_note=note,
@@ -79,7 +100,7 @@ class ReviewPrompts:
             environment=environment_note(self.prompts, task.environment, detail=False),
             worker_report=quoted("the worker", report) if report.strip() else "",
             previous_feedback=quoted("earlier feedback", earlier) if earlier.strip() else "",
-            previous_iteration=effect.iteration - 1,
+            previous_when=when,
             subject="plan" if effect.phase is Phase.PLAN else f"{effect.phase} change",
         )
         system = self.prompts.render(
@@ -106,10 +127,13 @@ class ReviewPrompts:
             "judge.briefing", **common, plan=quoted("the plan", task.plan) if task.plan else ""
         )
         review, _ = capped(task.review, self.settings.feedback_chars, "feedback")
+        waves = judge_note(effect, task.walk) or walk_note(effect, task.walk, files.root)
         variable = self.prompts.render(
             "judge.context",
             **common,
             phase_goal=PHASE_GOALS[effect.phase],
+            waves=waves,
+            plan_check=findings_note(effect, task.plan_findings),
             last_iteration=effect.last_iteration,
             directives=self._directives(effect, files),
             files_changed=quoted("the diff stat", stat) if stat else "",

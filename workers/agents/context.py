@@ -4,10 +4,10 @@ A conversation starts with one user message of two blocks. The first is stable f
 whole phase (the phase's instructions, the issue pinned as the goal, the repository map, the
 plan's path and tasks, the scratch directory) and ends a cache breakpoint; the second
 carries what changes: earlier phases' summaries with their commit SHAs, memory, the test
-command, the task section with its breadcrumb (once the task walk is over, or on the SIMPLE
-path, the whole plan), the previous feedback in full with the action items last, and the
-goal recited. The system prompt and the tool definitions never change for a role, so every
-call of a role shares its cached prefix.
+command, the whole plan with its breadcrumb (a wave's subtasks have their own second block,
+see workers.agents.subtask_prompts), the previous feedback in full with the action items
+last, and the goal recited. The system prompt and the tool definitions never change for a
+role, so every call of a role shares its cached prefix.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from workers.agents.untrusted import issue_text, quoted, strip_hidden
 from workers.controller import gate, memory
 from workers.controller.effects import RunAgent, Session
 from workers.controller.phases import WORK_PHASES, Phase
-from workers.controller.plan import TASK_HEADER_RE, task_section
+from workers.controller.plan import TASK_HEADER_RE
 from workers.controller.state import Feedback
 
 FRAMINGS = (
@@ -113,8 +113,6 @@ def _assignment(effect: RunAgent) -> str:
         return "Write the plan for it now, or say that nothing needs to be done."
     if effect.phase is Phase.DOCS:
         return "Update the documentation for the implemented change now."
-    if effect.task is not None:
-        return f"{effect.task.breadcrumb()}: do this task only, with its tests."
     return "Make the change with its tests, and address the action items."
 
 
@@ -158,7 +156,18 @@ class WorkerPrompts:
     def system(self) -> str:
         return self.prompts.render("worker.system")
 
-    def stable(self, effect: RunAgent, task: TaskContext, files: TaskFiles) -> str:
+    def stable(
+        self,
+        effect: RunAgent,
+        task: TaskContext,
+        files: TaskFiles,
+        plan_path: str = "",
+        scratch: str | None = None,
+    ) -> str:
+        """The cacheable block; ``plan_path`` names the plan instead of its path and
+        ``scratch=""`` leaves the scratch directory out (a wave's subtasks each have a
+        private copy of the task's files, at different paths: theirs are named later)."""
+        default_scratch = str(files.scratch_dir) if effect.phase is not Phase.PLAN else ""
         return self.prompts.render(
             "worker.briefing",
             phase=effect.phase.value,
@@ -168,9 +177,9 @@ class WorkerPrompts:
             issue_number=task.issue_number,
             issue=issue_text(task.issue_title, task.issue_body),
             repo_map=files.repo_map(task.checkout, self.settings.repo_map_chars),
-            plan_path=str(files.plan_path) if task.plan else "",
+            plan_path=(plan_path or str(files.plan_path)) if task.plan else "",
             task_headers="\n".join(task_headers(task.plan or "")),
-            scratch=str(files.scratch_dir) if effect.phase is not Phase.PLAN else "",
+            scratch=scratch if scratch is not None else default_scratch,
         )
 
     def _feedback(self, effect: RunAgent, files: TaskFiles) -> dict[str, str]:
@@ -193,9 +202,6 @@ class WorkerPrompts:
         plan = task.plan or ""
         if effect.phase is Phase.PLAN or not plan:
             return {"task_section": ""}
-        if effect.task is not None and task_headers(plan):
-            section = task_section(plan, effect.task.index)
-            return {"breadcrumb": effect.task.breadcrumb(), "task_section": section}
         shown, note = capped(plan, self.settings.plan_chars, "plan")
         if not task_headers(plan):
             return {"breadcrumb": f"The plan is one task ({note})", "task_section": shown}

@@ -99,7 +99,9 @@ def _limit_hit(limits: RunLimits, steps: int, usage: Usage, seconds: float) -> S
 
 def cache_marks(messages: list[Message]) -> tuple[tuple[int, int], ...]:
     """Breakpoints: the briefing's stable first block, the end of the briefing (where a
-    compaction's summary goes), and the newest message: with the system prompt, four."""
+    compaction's summary goes; every later call of the conversation reads the whole
+    briefing from the cache), and the newest message: with the system prompt's, four, the
+    API's limit."""
     if not messages:
         return ()
     marks: list[tuple[int, int]] = []

@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from workers.agents import wavefiles
 from workers.agents.briefings import ReviewPrompts
 from workers.agents.budget import OutOfBudget, TaskBudget
 from workers.agents.compaction import prune
@@ -32,6 +33,7 @@ from workers.agents.roles import RoleSpec, spec_for
 from workers.agents.sandbox import Sandbox
 from workers.agents.settings import AgentSettings, RunLimits
 from workers.agents.stuck import escalation_model
+from workers.agents.subtask_prompts import SubtaskPrompts
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.agents.testing import run_tests, take_baseline
@@ -91,6 +93,7 @@ class AgentRunner:
         self.deps = deps
         context = deps.settings.context
         self.workers = WorkerPrompts(deps.prompts, context)
+        self.subtasks = SubtaskPrompts(self.workers)
         self.reviews = ReviewPrompts(deps.prompts, context)
 
     def run(self, effect: RunAgent, task: TaskContext, git: Checkout) -> Outcome:
@@ -178,12 +181,15 @@ class AgentRunner:
 
     def _conversation(self, run: _Run) -> Conversation:
         effect, task, files = run.effect, run.task, run.files
+        if run.spec.role is Role.WORKER and effect.subtask is not None:
+            return self.subtasks.conversation(effect, task, files)
         if run.spec.role is Role.WORKER:
             if effect.phase is not Phase.PLAN:
                 files.start_phase(effect.phase, run.git.head())
             return self.workers.conversation(effect, task, files)
         if run.spec.role is Role.REVIEWER:
-            diff = "" if effect.phase is Phase.PLAN else run.git.diff(task.base_sha)
+            base = effect.wave.start_commit if effect.wave else task.base_sha
+            diff = "" if effect.phase is Phase.PLAN else run.git.diff(base or task.base_sha)
             tests = self.review_tests(run) if effect.phase is Phase.IMPLEMENT else ""
             return self.reviews.reviewer(effect, task, files, diff, tests)
         if run.spec.role is Role.JUDGE:
@@ -230,15 +236,19 @@ class AgentRunner:
             said = text or "(the reviewer wrote no feedback)"
             return ReviewerDone(said, tests if effect.phase is Phase.IMPLEMENT else None)
         if run.spec.role is Role.JUDGE:
-            if result.final_text:
+            if result.final_text and effect.wave is not None:
+                wave = effect.wave
+                wavefiles.record_judge(run.files.root, wave.number, wave.attempt, result.final_text)
+            elif result.final_text:
                 run.files.record_judge(effect.phase, effect.iteration, result.final_text)
             return JudgeDone(text=result.final_text or None)
         return AssessorDone(text=result.final_text or None)
 
     def _worker_done(self, run: _Run, text: str) -> WorkerDone:
         effect, files = run.effect, run.files
-        fresh = effect.task is None or effect.task.index == 0
-        files.add_worker_report(effect.phase, effect.iteration, text, fresh=fresh)
+        if effect.subtask is not None:  # a wave's subtask: its changes stay uncommitted
+            return WorkerDone(text=text)
+        files.add_worker_report(effect.phase, effect.iteration, text, fresh=True)
         if effect.phase is Phase.PLAN:
             return WorkerDone(text=text)
         sha = run.git.commit_all(self._commit_message(run))
@@ -252,6 +262,5 @@ class AgentRunner:
 
     def _commit_message(self, run: _Run) -> str:
         effect = run.effect
-        task = f", task {effect.task.index + 1} of {effect.task.total}" if effect.task else ""
-        title = f"{effect.phase.value.title()} iteration {effect.iteration}{task}"
+        title = f"{effect.phase.value.title()} iteration {effect.iteration}"
         return f"{title} for {run.task.issue_ref}\n\nMade by the agentium worker agent."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from workers.agents.environment import Environment
@@ -10,6 +10,7 @@ from workers.controller.limits import DEFAULT_PRIORITIES, WorkflowConfig
 from workers.controller.memory import Memory, MemoryType
 from workers.controller.state import WorkflowState
 from workers.controller.testrun import TestRun
+from workers.controller.wavestate import WaveWalk
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class TaskContext:
     issue_file: str | None = None  # `agentium local`: the file the issue was read from
     environment: Environment | None = None
     baseline: TestRun | None = None
+    plan_findings: tuple[str, ...] = ()
+    walk: WaveWalk = field(default_factory=WaveWalk)
 
     @property
     def issue_ref(self) -> str:
@@ -82,4 +85,6 @@ class TaskContext:
             issue_file=issue_file,
             environment=environment,
             baseline=state.baseline,
+            plan_findings=state.plan_findings,
+            walk=state.walk,
         )

@@ -15,18 +15,20 @@ class Session(StrEnum):
 
 
 @dataclass(frozen=True)
-class TaskPointer:
-    """Which ``### Task N:`` section of the plan a worker executes (0-based index)."""
+class WavePointer:
+    """Which wave of the plan a call belongs to (docs/design.md §8); ``number`` is 1-based,
+    ``subtasks`` are the wave's task ids in plan order, ``start_commit`` where it starts."""
 
-    index: int
-    total: int
+    number: int
+    of: int
+    attempt: int
+    max_attempts: int
+    subtasks: tuple[str, ...]
+    start_commit: str = ""
 
-    def breadcrumb(self) -> str:
-        if self.index == 0:
-            return f"Executing Task 1 of {self.total}"
-        return (
-            f"Tasks 1-{self.index} of {self.total} completed. Now executing Task {self.index + 1}"
-        )
+    def describe(self) -> str:
+        retry = f", attempt {self.attempt} of {self.max_attempts}" if self.attempt > 1 else ""
+        return f"Wave {self.number} of {self.of}{retry}"
 
 
 @dataclass(frozen=True)
@@ -34,8 +36,10 @@ class RunAgent:
     """Run one agent and feed its outcome back to ``step``.
 
     ``session`` says whether the worker conversation starts afresh or continues (SIMPLE path
-    after the first IMPLEMENT iteration, and the judge's re-ask). ``task`` is set while the
-    first COMPLEX IMPLEMENT iteration walks the plan; otherwise the whole plan applies.
+    after the first IMPLEMENT iteration, and the judge's re-ask). ``wave`` is set while the
+    first COMPLEX IMPLEMENT iteration walks the plan's waves: for a subtask's worker
+    (``subtask`` is its task id; it changes files and does not commit), and for the wave's
+    reviewer and judge. Otherwise the whole plan applies.
     """
 
     role: Role
@@ -45,12 +49,22 @@ class RunAgent:
     routing_key: str
     session: Session = Session.NEW
     feedback: Feedback | None = None
-    task: TaskPointer | None = None
+    wave: WavePointer | None = None
+    subtask: str | None = None
     reask: bool = False
 
     @property
     def last_iteration(self) -> bool:
         return self.iteration >= self.max_iterations
+
+
+@dataclass(frozen=True)
+class RunWave:
+    """Run the subtasks of a wave at once (one worker call each, ``calls`` in plan order),
+    then join their changes into one commit; the outcome is ``WaveJoined``."""
+
+    wave: WavePointer
+    calls: tuple[RunAgent, ...]
 
 
 class Target(StrEnum):
@@ -108,6 +122,8 @@ class Finish:
     final_phase: Phase
 
 
-Effect = RunAgent | PostComment | OpenOrUpdatePR | MarkReady | PostNomerge | SetLabel | Finish
+Effect = (
+    RunAgent | RunWave | PostComment | OpenOrUpdatePR | MarkReady | PostNomerge | SetLabel | Finish
+)
 
 BLOCKED_LABEL = "agentium:blocked"

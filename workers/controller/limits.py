@@ -1,4 +1,5 @@
-"""Workflow settings: iteration limits per path, the no-signal limit, the memory budget.
+"""Workflow settings: iteration limits per path, the no-signal limit, the memory budget,
+the plan rules (``tdd``, ``waves.max_attempts``).
 
 Loaded from ``config/workflow.yml`` (the defaults) or from any mapping of the same shape,
 such as a repository's ``.github/agentium.yml`` section, and validated with errors naming
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 from workers.controller.errors import ConfigError
 from workers.controller.memory import MemoryType
 from workers.controller.phases import Path, Phase
+from workers.controller.plan_check import TddMode
 
 _STRICT = ConfigDict(frozen=True, extra="forbid")
 
@@ -62,11 +64,36 @@ class MemoryConfig(BaseModel):
     priorities: tuple[MemoryType, ...] = DEFAULT_PRIORITIES
 
 
+MAX_WAVE_ATTEMPTS = 5
+
+
+class WaveLimits(BaseModel):
+    model_config = _STRICT
+
+    max_attempts: int = Field(default=2, ge=1, le=MAX_WAVE_ATTEMPTS)
+
+
+class PlanRules(BaseModel):
+    """What :func:`workers.controller.transitions.step` needs to know about plans
+    (docs/design.md §8): how the TDD rule counts, how often a wave may be attempted."""
+
+    model_config = _STRICT
+
+    tdd: TddMode = TddMode.ADVISORY
+    wave_attempts: int = Field(default=2, ge=1, le=MAX_WAVE_ATTEMPTS)
+
+
 class WorkflowConfig(BaseModel):
     model_config = _STRICT
 
     limits: Limits = Limits()
     memory: MemoryConfig = MemoryConfig()
+    tdd: TddMode = TddMode.ADVISORY
+    waves: WaveLimits = WaveLimits()
+
+    @property
+    def plan_rules(self) -> PlanRules:
+        return PlanRules(tdd=self.tdd, wave_attempts=self.waves.max_attempts)
 
 
 def _describe(error: ValidationError, source: str) -> str:

@@ -6,10 +6,10 @@ Each takes the state and returns a :class:`Transition`; none performs I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime
 
 from workers.controller import memory
+from workers.controller.calls import request, wait_for, walks_waves
+from workers.controller.core import Context, Transition, excerpt, first_line, record, status
 from workers.controller.effects import (
     BLOCKED_LABEL,
     CommentKind,
@@ -18,140 +18,25 @@ from workers.controller.effects import (
     MarkReady,
     PostComment,
     PostNomerge,
-    RunAgent,
-    Session,
     SetLabel,
     Target,
-    TaskPointer,
 )
-from workers.controller.limits import Limits
 from workers.controller.phases import OverrideRule, Path, Phase, Role, Verdict, next_phase
 from workers.controller.plan import count_tasks
-from workers.controller.routing import routing_key
-from workers.controller.state import (
-    Awaiting,
-    Feedback,
-    HistoryEntry,
-    Override,
-    Pause,
-    WorkflowState,
-)
+from workers.controller.state import Feedback, Override, Pause, WorkflowState
+from workers.controller.waves import start_walk
 
-EXCERPT_CHARS = 200
-
-
-@dataclass(frozen=True)
-class Transition:
-    state: WorkflowState
-    effects: tuple[Effect, ...] = ()
-
-
-@dataclass(frozen=True)
-class Context:
-    limits: Limits
-    now: datetime
-
-
-HISTORY_KEPT = 300  # entries kept with the task: far more than any status comment shows
-
-
-def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def first_line(text: str) -> str:
-    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return excerpt(line, 80)
-
-
-def record(
-    state: WorkflowState,
-    ctx: Context,
-    role: Role,
-    summary: str,
-    *,
-    verdict: Verdict | None = None,
-    detail: str = "",
-) -> WorkflowState:
-    """Append a history entry for the current phase and iteration."""
-    entry = HistoryEntry(
-        phase=state.phase,
-        iteration=state.iteration,
-        of=ctx.limits.max_iterations(state.path, state.phase) if not state.phase.is_terminal else 0,
-        role=role,
-        verdict=verdict,
-        summary=summary,
-        excerpt=excerpt(detail),
-        at=ctx.now,
-        round=state.round,
-    )
-    return with_entry(state, entry)
-
-
-def with_entry(state: WorkflowState, entry: HistoryEntry) -> WorkflowState:
-    """``state`` with ``entry`` appended; the oldest entries go beyond ``HISTORY_KEPT``
-    (counted in ``history_dropped``, so ``history_count`` keeps growing)."""
-    history = (*state.history, entry)
-    dropped = max(0, len(history) - HISTORY_KEPT)
-    return state.model_copy(
-        update={
-            "history": history[dropped:],
-            "history_dropped": state.history_dropped + dropped,
-        }
-    )
-
-
-def _session(state: WorkflowState, awaiting: Awaiting) -> Session:
-    if awaiting.role is Role.JUDGE and awaiting.reask:
-        return Session.CONTINUE
-    later_simple = state.path is Path.SIMPLE and (state.phase, state.iteration) not in (
-        (Phase.PLAN, 1),
-        (Phase.IMPLEMENT, 1),
-    )
-    if awaiting.role is Role.WORKER and later_simple:
-        return Session.CONTINUE
-    return Session.NEW
-
-
-def walks_tasks(state: WorkflowState) -> bool:
-    """The first COMPLEX IMPLEMENT iteration runs the plan's tasks one worker at a time.
-
-    Not in a review round: there the review is the work, in one worker.
-    """
-    first = state.phase is Phase.IMPLEMENT and state.iteration == 1 and state.round == 0
-    return first and state.path is Path.COMPLEX and state.total_tasks > 1
-
-
-def request(state: WorkflowState, limits: Limits) -> RunAgent:
-    """The agent call the task is waiting for, rebuilt from the state alone."""
-    awaiting = state.awaiting
-    if awaiting is None:
-        raise ValueError(f"the task waits for no agent (phase {state.phase})")
-    is_worker = awaiting.role is Role.WORKER
-    task = TaskPointer(state.task_index, state.total_tasks) if walks_tasks(state) else None
-    return RunAgent(
-        role=awaiting.role,
-        phase=state.phase,
-        iteration=state.iteration,
-        max_iterations=limits.max_iterations(state.path, state.phase),
-        routing_key=routing_key(awaiting.role, state.phase),
-        session=_session(state, awaiting),
-        feedback=state.feedback if is_worker else None,
-        task=task if is_worker else None,
-        reask=awaiting.reask,
-    )
-
-
-def wait_for(state: WorkflowState, ctx: Context, role: Role, *, reask: bool = False) -> Transition:
-    waiting = state.model_copy(update={"awaiting": Awaiting(role=role, reask=reask)})
-    return Transition(waiting, (request(waiting, ctx.limits),))
-
-
-def status(state: WorkflowState | None = None) -> PostComment:
-    """Refresh the status comment; ``data["spend"]`` is the spend summary ("" if none)."""
-    spend = state.spend.summary() if state is not None else ""
-    return PostComment(Target.ISSUE, CommentKind.STATUS, {"spend": spend})
+__all__ = [
+    "Context",
+    "Transition",
+    "excerpt",
+    "first_line",
+    "record",
+    "request",
+    "status",
+    "wait_for",
+    "walks_waves",
+]
 
 
 def enter_iteration(
@@ -163,12 +48,13 @@ def enter_iteration(
             "phase": phase,
             "iteration": iteration,
             "iterations": {**state.iterations, phase: iteration},
-            "task_index": 0,
             "iteration_commits": False,
             "review": "",
             "feedback": feedback,
         }
     )
+    if walks_waves(entered):
+        return start_walk(entered, ctx)
     started = wait_for(entered, ctx, Role.WORKER)
     return Transition(started.state, (status(started.state), *started.effects))
 
@@ -190,7 +76,8 @@ def advance(state: WorkflowState, ctx: Context, how: str) -> Transition:
     effects: tuple[Effect, ...] = ()
     if state.phase is Phase.PLAN:
         plan = state.plan or ""
-        done = done.model_copy(update={"total_tasks": count_tasks(plan)})
+        path = done.path or Path.COMPLEX  # a PLAN forced on before any assessment: cautious
+        done = done.model_copy(update={"total_tasks": count_tasks(plan), "path": path})
         effects = (PostComment(Target.ISSUE, CommentKind.PLAN, {"plan": plan}),)
     entered = enter_iteration(done, ctx, target, 1, None)
     return Transition(entered.state, effects + entered.effects)

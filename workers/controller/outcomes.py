@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from workers.controller.phases import Role
@@ -45,6 +46,31 @@ class JudgeDone:
     """The judge's final text; None when the call gave no text at all (no signal)."""
 
     text: str | None
+
+
+@dataclass(frozen=True)
+class SubtaskResult:
+    """One subtask of a wave: its worker's report, or ``error`` when it could not be run."""
+
+    id: str
+    text: str = ""
+    error: str = ""
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class WaveJoined:
+    """Every subtask of wave ``wave`` (attempt ``attempt``) has ended and their changes were
+    joined on ``start_commit``: into ``commit`` (empty when nothing changed), or not at all
+    when they overlap (``conflict`` says where)."""
+
+    wave: int
+    attempt: int
+    results: tuple[SubtaskResult, ...]
+    start_commit: str = ""
+    commit: str = ""
+    conflict: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,6 +121,7 @@ class HumanCommand:
 Outcome = (
     Start
     | WorkerDone
+    | WaveJoined
     | AssessorDone
     | ReviewerDone
     | JudgeDone

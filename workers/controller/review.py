@@ -101,7 +101,7 @@ def _phase_line(state: WorkflowState, phase: Phase) -> str | None:
     workers = [h for h in entries if h.role is Role.WORKER and h.excerpt]
     if workers:
         line += f"; worker: {workers[-1].excerpt}"
-    judged = [h for h in entries if h.role is Role.JUDGE and h.verdict]
+    judged = [h for h in entries if h.role is Role.JUDGE and h.verdict and not h.wave]
     if judged:
         said = f" ({judged[-1].excerpt})" if judged[-1].excerpt else ""
         line += f"; judge: {judged[-1].verdict}{said}"

@@ -16,6 +16,7 @@ from workers.controller.memory import Memory
 from workers.controller.phases import OverrideRule, Path, Phase, Role, Verdict
 from workers.controller.spend import Spend
 from workers.controller.testrun import TestRun
+from workers.controller.wavestate import WaveEvent, WaveWalk
 
 SCHEMA_VERSION = 1
 _MODEL = ConfigDict(frozen=True, extra="ignore")
@@ -54,6 +55,7 @@ class Awaiting(BaseModel):
 
     role: Role
     reask: bool = False
+    wave: int = 0  # the wave (1-based) whose subtasks, reviewer or judge the task waits for
 
 
 class Pause(BaseModel):
@@ -80,6 +82,9 @@ class HistoryEntry(BaseModel):
     excerpt: str = ""
     at: datetime | None = None
     round: int = 0
+    event: WaveEvent | None = None  # an entry of the wave walk (docs/design.md §8)
+    wave: int = 0
+    subtask: str = ""
 
 
 class ReviewRound(BaseModel):
@@ -116,8 +121,10 @@ class WorkflowState(BaseModel):
     pr_open: bool = False
 
     plan: str | None = None
+    plan_errors: tuple[str, ...] = ()  # the plan check of the latest PLAN answer
+    plan_findings: tuple[str, ...] = ()  # TDD findings shown to the plan reviewer and judge
     total_tasks: int = 1
-    task_index: int = 0
+    walk: WaveWalk = WaveWalk()
     review: str = ""
     feedback: Feedback | None = None
     baseline: TestRun | None = None  # the test command on the base commit (None: not taken)
@@ -168,6 +175,7 @@ class WorkflowState(BaseModel):
             and h.phase is self.phase
             and h.round == self.round
             and h.verdict
+            and not h.wave
             and h.excerpt
         ]
 

@@ -8,9 +8,10 @@ names the agent call whose result is the next outcome. The rules themselves live
 | outcome        | waiting for | rule                                                        |
 |----------------|-------------|-------------------------------------------------------------|
 | Start          | nothing     | PLAN iteration 1: run the worker                            |
-| WorkerDone     | worker      | PLAN + NOTHING_TO_DO: end; next task of the plan; push      |
-|                |             | commits (draft PR at the first); PLAN 1 with no path:       |
-|                |             | assessor; otherwise reviewer                                |
+| WorkerDone     | worker      | PLAN + NOTHING_TO_DO: end; PLAN: the plan check (see        |
+|                |             | plan_step); push commits (draft PR at the first); PLAN with |
+|                |             | no path: assessor; otherwise reviewer                       |
+| WaveJoined     | a wave      | the wave walk (see waves): review, judge, retry, next wave  |
 | AssessorDone   | assessor    | SIMPLE: path SIMPLE, PLAN advances at once; else COMPLEX    |
 | ReviewerDone   | reviewer    | run the judge                                               |
 | JudgeDone      | judge       | no verdict: re-ask once, then the no-signal rule; verdict   |
@@ -23,26 +24,25 @@ names the agent call whose result is the next outcome. The rules themselves live
 |                |             | other state nothing (the caller keeps it queued)            |
 
 Failures, budgets and commands are in :mod:`workers.controller.interrupts`, the review
-loop in :mod:`workers.controller.review`.
+loop in :mod:`workers.controller.review`, the plan check in
+:mod:`workers.controller.plan_step`, the wave walk in :mod:`workers.controller.waves`.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from workers.controller import gate, memory, signals
+from workers.controller import gate, signals, waves
+from workers.controller.calls import Call, after_work
+from workers.controller.core import note_feedback, remember
 from workers.controller.effects import (
     CommentKind,
-    Effect,
-    OpenOrUpdatePR,
     PostComment,
-    RunAgent,
     Target,
 )
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.interrupts import on_budget, on_command, on_failure
-from workers.controller.limits import Limits
-from workers.controller.memory import MemoryEntry, MemoryType
+from workers.controller.limits import Limits, PlanRules
 from workers.controller.moves import (
     Context,
     Transition,
@@ -52,10 +52,10 @@ from workers.controller.moves import (
     first_line,
     force_advance,
     nothing_to_do,
+    pause,
     record,
     request,
     wait_for,
-    walks_tasks,
 )
 from workers.controller.outcomes import (
     AgentFailed,
@@ -67,9 +67,11 @@ from workers.controller.outcomes import (
     Outcome,
     ReviewerDone,
     Start,
+    WaveJoined,
     WorkerDone,
 )
 from workers.controller.phases import ASSESSOR_VERDICTS, JUDGE_VERDICTS, Path, Phase, Role, Verdict
+from workers.controller.plan_step import on_plan
 from workers.controller.review import accepts_review, finish_round, start_round
 from workers.controller.rules import Action, Ruling, judge
 from workers.controller.state import Feedback, WorkflowState
@@ -77,12 +79,20 @@ from workers.controller.state import Feedback, WorkflowState
 __all__ = ["Transition", "accepts_review", "pending_agent", "step"]
 
 
-def step(state: WorkflowState, outcome: Outcome, limits: Limits, *, now: datetime) -> Transition:
+def step(
+    state: WorkflowState,
+    outcome: Outcome,
+    limits: Limits,
+    *,
+    now: datetime,
+    rules: PlanRules | None = None,
+) -> Transition:
     """Apply one outcome. Raises :class:`OutcomeMismatch` for an outcome not waited for.
 
     A :class:`HumanReview` that :func:`accepts_review` refuses changes nothing (no effects).
+    ``rules`` (the TDD mode, wave attempts) default to the shipped ones.
     """
-    ctx = Context(limits=limits, now=now)
+    ctx = Context(limits=limits, now=now, rules=rules or PlanRules())
     return finish_round(state, _step(state, ctx, outcome))
 
 
@@ -112,6 +122,10 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
         return on_budget(state, ctx, outcome)
     if isinstance(outcome, AgentFailed):
         return on_failure(state, ctx, outcome, lambda s, c: _on_assessor(s, c, None, failed=True))
+    if state.awaiting.wave:
+        return _on_wave(state, ctx, outcome)
+    if isinstance(outcome, WaveJoined):
+        raise OutcomeMismatch(f"wave {outcome.wave} joined while no wave runs ({state.phase})")
     if isinstance(outcome, WorkerDone):
         return _on_worker(state, ctx, outcome)
     if isinstance(outcome, AssessorDone):
@@ -121,62 +135,54 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
     return _on_judge(state, ctx, outcome)
 
 
-def pending_agent(state: WorkflowState, limits: Limits) -> RunAgent | None:
-    """The agent call a stored task waits for (to re-enqueue it after a crash), or None."""
+def _on_wave(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
+    if isinstance(outcome, WaveJoined):
+        return waves.on_joined(state, ctx, outcome, _pause_wave)
+    if isinstance(outcome, ReviewerDone):
+        return waves.on_review(state, ctx, outcome)
+    if isinstance(outcome, JudgeDone):
+        return waves.on_judge(state, ctx, outcome)
+    raise OutcomeMismatch(f"a {type(outcome).__name__} while a wave's subtasks run")
+
+
+def _pause_wave(state: WorkflowState, ctx: Context, reason: str) -> Transition:
+    return pause(state, ctx, reason, stopped=False)
+
+
+def pending_agent(state: WorkflowState, limits: Limits) -> Call | None:
+    """The call a stored task waits for (to re-enqueue it after a crash), or None."""
     return request(state, limits) if state.awaiting is not None else None
 
 
 _ROLE_OF: dict[type, Role] = {
     WorkerDone: Role.WORKER,
+    WaveJoined: Role.WORKER,
     AssessorDone: Role.ASSESSOR,
     ReviewerDone: Role.REVIEWER,
     JudgeDone: Role.JUDGE,
 }
 
 
-def _remember(state: WorkflowState, text: str) -> WorkflowState:
-    entries = [
-        MemoryEntry(type=s.type, text=s.text, phase=state.phase, iteration=state.iteration)
-        for s in signals.parse_memory(text)
-    ]
-    return state.model_copy(update={"memory": memory.add(state.memory, entries)})
-
-
 def _on_worker(state: WorkflowState, ctx: Context, done: WorkerDone) -> Transition:
-    task = f" (Task {state.task_index + 1} of {state.total_tasks})" if walks_tasks(state) else ""
     noted = record(
-        _remember(state, done.text),
+        remember(state, done.text),
         ctx,
         Role.WORKER,
-        f"Worker{task}: {first_line(done.text)}",
+        f"Worker: {first_line(done.text)}",
         detail=done.text,
     )
     if state.phase is Phase.PLAN:
         reason = signals.parse_nothing_to_do(done.text)
         if reason is not None:
             return nothing_to_do(noted, ctx, reason)
-        return _after_work(noted.model_copy(update={"plan": done.text}), ctx)
+        return on_plan(noted.model_copy(update={"plan": done.text}), ctx)
     committed = noted.model_copy(
         update={
             "iteration_commits": state.iteration_commits or done.made_commits,
             "has_commits": state.has_commits or done.made_commits,
         }
     )
-    if walks_tasks(state) and state.task_index + 1 < state.total_tasks:
-        following = committed.model_copy(update={"task_index": state.task_index + 1})
-        return wait_for(following, ctx, Role.WORKER)
-    return _after_work(committed, ctx)
-
-
-def _after_work(state: WorkflowState, ctx: Context) -> Transition:
-    """After the iteration's worker: push commits, then the assessor or the reviewer."""
-    effects: tuple[Effect, ...] = ()
-    if state.iteration_commits:
-        effects = (OpenOrUpdatePR(create=not state.pr_open),)
-        state = state.model_copy(update={"pr_open": True})
-    first_plan = state.phase is Phase.PLAN and state.iteration == 1 and state.path is None
-    following = wait_for(state, ctx, Role.ASSESSOR if first_plan else Role.REVIEWER)
-    return Transition(following.state, effects + following.effects)
+    return after_work(committed, ctx)
 
 
 def _on_assessor(
@@ -209,7 +215,7 @@ def _on_assessor(
 
 def _on_reviewer(state: WorkflowState, ctx: Context, done: ReviewerDone) -> Transition:
     update = {"review": done.text, "tests": done.tests}
-    reviewed = _remember(state.model_copy(update=update), done.text)
+    reviewed = remember(state.model_copy(update=update), done.text)
     noted = record(
         reviewed, ctx, Role.REVIEWER, f"Reviewer: {first_line(done.text)}", detail=done.text
     )
@@ -240,7 +246,7 @@ def _on_judge(state: WorkflowState, ctx: Context, done: JudgeDone) -> Transition
     if verdict is not None:
         said = f"Judge verdict: {verdict}" + (f" ({first_line(feedback)})" if feedback else "")
     noted = record(
-        _remember(state.model_copy(update={"no_signal_count": count}), done.text or ""),
+        remember(state.model_copy(update={"no_signal_count": count}), done.text or ""),
         ctx,
         Role.JUDGE,
         said,
@@ -278,13 +284,5 @@ def _apply(state: WorkflowState, ctx: Context, decision: Ruling, feedback: Feedb
         return force_advance(state, ctx, decision.rule, decision.reason)
     if decision.action is Action.BLOCK:
         return block(state, ctx, f"{decision.reason}: {feedback.judge}".rstrip(": "))
-    noted = _note_feedback(state, feedback)
+    noted = note_feedback(state, feedback)
     return enter_iteration(noted, ctx, state.phase, state.iteration + 1, feedback)
-
-
-def _note_feedback(state: WorkflowState, feedback: Feedback) -> WorkflowState:
-    text = feedback.judge or first_line(feedback.review) or "iterate"
-    entry = MemoryEntry(
-        type=MemoryType.EVAL_FEEDBACK, text=text, phase=state.phase, iteration=state.iteration
-    )
-    return state.model_copy(update={"memory": memory.add(state.memory, [entry])})

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from workers.controller.effects import RunWave
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
 from workers.controller.review import accepts_review, batch_reviews
@@ -24,6 +25,7 @@ from workers.engine.repo_settings import config_text_at, effective_config
 from workers.engine.reviews import as_review, reviews_waiting
 from workers.engine.session import TaskSession, open_session
 from workers.engine.stopwatch import Stopwatch, queued_seconds
+from workers.engine.wavestep import WaveJobs, WaveStep
 from workers.github import permissions
 from workers.github.comments import post_once
 from workers.intake.repo_labels import remember
@@ -48,14 +50,23 @@ Recheck = Callable[[str, float], object]  # a step of the task later: key, secon
 
 
 def advance(
-    rt: Runtime, key: str, schedule: Schedule, recheck: Recheck, *, rechecking: bool = False
+    rt: Runtime,
+    key: str,
+    schedule: Schedule,
+    recheck: Recheck,
+    jobs: WaveJobs | None = None,
+    *,
+    rechecking: bool = False,
 ) -> str:
-    """Run one step of the task `key`; returns a short word for the job's result."""
+    """Run one step of the task `key`; returns a short word for the job's result.
+
+    While a wave's subtasks run (``jobs`` launches them), no next agent step is scheduled:
+    the subtask that ends last asks for the join."""
     watch = Stopwatch.started(queued_seconds())
     try:
         with rt.store.leased(key) as lease:
             watch.lap("lease")
-            return _step(rt, key, lease, schedule, watch)
+            return _step(rt, key, lease, schedule, jobs, watch)
     except TaskBusy:
         # A live holder hands on what arrived meanwhile (see _step). If it died, its
         # lease expires within LEASE_TTL_S: one re-check, just after that, carries on. A
@@ -71,7 +82,14 @@ def advance(
         return "lease_lost"
 
 
-def _step(rt: Runtime, key: str, lease: Lease, schedule: Schedule, watch: Stopwatch) -> str:
+def _step(
+    rt: Runtime,
+    key: str,
+    lease: Lease,
+    schedule: Schedule,
+    jobs: WaveJobs | None,
+    watch: Stopwatch,
+) -> str:
     record = rt.store.get(key)
     if record is None:
         return "no_task"
@@ -80,18 +98,19 @@ def _step(rt: Runtime, key: str, lease: Lease, schedule: Schedule, watch: Stopwa
     if record.status is not TaskStatus.ACTIVE:
         return f"task_{record.status.value}"
     watch.lap("load")
-    driver = Driver(rt, open_session(rt, record, lease), lease, watch)
+    driver = Driver(rt, open_session(rt, record, lease), lease, jobs, watch)
     result = driver.run()
     hand_on(rt, driver, schedule)
     return result
 
 
 def hand_on(rt: Runtime, driver: Driver, schedule: Schedule) -> None:
-    """Schedule what comes next, as the holder: the next agent call; else the review round
-    that reviews sent meanwhile start; else a step for commands that arrived during this
-    one (their own jobs found the lease held and left them to the holder)."""
+    """Schedule what comes next, as the holder: the next agent call (unless a wave's
+    subtasks run: the last one asks for the join); else the review round that reviews sent
+    meanwhile start; else a step for commands that arrived during this one (their own jobs
+    found the lease held and left them to the holder)."""
     record = driver.record
-    if driver.wants_agent():
+    if driver.wants_agent() and not driver.wave_running:
         schedule(record, "")
     elif record.status is TaskStatus.FINISHED and reviews_waiting(rt, record):
         schedule(record, f"r{record.version}")
@@ -101,7 +120,12 @@ def hand_on(rt: Runtime, driver: Driver, schedule: Schedule) -> None:
 
 class Driver:
     def __init__(
-        self, rt: Runtime, session: TaskSession, lease: Lease, watch: Stopwatch | None = None
+        self,
+        rt: Runtime,
+        session: TaskSession,
+        lease: Lease,
+        jobs: WaveJobs | None = None,
+        watch: Stopwatch | None = None,
     ) -> None:
         self.rt = rt
         self.watch = watch or Stopwatch.started()
@@ -109,6 +133,8 @@ class Driver:
         self.lease = lease
         self.record = session.record
         self.kept = 0  # inbox items this step put back (reviews waiting for the end)
+        self.jobs = jobs
+        self.wave_running = False
         self.config = defaults_only(rt.config_defaults)
         if self.record.workflow.started:
             self.config = effective_config(rt.config_defaults, self.record.repo_config)
@@ -122,6 +148,8 @@ class Driver:
             return "idle" if self.active else f"task_{self.record.status.value}"
         self.prepare()
         effect = pending_agent(self.record.workflow, self.config.limits)
+        if isinstance(effect, RunWave):
+            return self.wave(effect)
         assert effect is not None
         context = self.session.agent_context(self.config)
         runner = self.session.runner(self.rt, self.config)
@@ -129,7 +157,18 @@ class Driver:
         self.watch.report(log, task=self.record.key, role=effect.role.value)
         outcome = runner.run(effect, context, self.session.checkout())
         self.apply(outcome)
+        following = pending_agent(self.record.workflow, self.config.limits)
+        if self.wants_agent() and isinstance(following, RunWave) and self.jobs is not None:
+            self.wave(following)  # a wave starts in this step: no hop through another job
         return f"ran_{effect.role.value.lower()}"
+
+    def wave(self, effect: RunWave) -> str:
+        """Launch the wave's subtasks, or join them once they all ended."""
+        if self.jobs is None:
+            raise RuntimeError("this step cannot launch subtasks (no wave jobs given)")
+        result = WaveStep(self, self.jobs).run(effect)
+        self.wave_running = result not in ("joined", "subtask_failed", "budget")
+        return result
 
     def prepare(self) -> None:
         """The checkout at the task's last pushed commit, its state files and its

@@ -89,7 +89,17 @@ class LeftoverSweep:
         removed = [path for path in self._candidates() if self._sweep(path)]
         if removed:
             log.info("removed old checkouts", extra={"count": len(removed)})
+        self._forget_markers()
         return removed
+
+    def _forget_markers(self) -> None:
+        """Markers whose directory the task's own clean-up removed, once unused as long."""
+        cutoff = self.clock() - self.ttl_s
+        for root in self.roots:
+            for marker in root.glob(f"*{MARKER}") if root.is_dir() else ():
+                owned = marker.with_name(marker.name.removesuffix(MARKER))
+                if not owned.exists() and marker.stat().st_mtime < cutoff:
+                    marker.unlink(missing_ok=True)
 
     def _candidates(self) -> Iterator[Path]:
         cutoff = self.clock() - self.ttl_s

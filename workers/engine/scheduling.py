@@ -23,6 +23,7 @@ from workers.tasks.store import TaskStore
 log = logging.getLogger("agentium.scheduling")
 
 STEP_JOB = "workers.jobs.run_step"
+SUBTASK_JOB = "workers.jobs.run_subtask"
 SWEEP_JOB = "workers.jobs.sweep"
 STEP_TIMEOUT_S = 3 * 3600  # longer than any one agent run (config/agents.yml run_limits)
 STALE_AFTER = timedelta(minutes=3)  # no progress, no lease, no job for this long: re-enqueue
@@ -46,21 +47,70 @@ def schedule_step(queue: Queue, record: TaskRecord, cause: str = "") -> bool:
     for one task are harmless: the lease serialises them and each reads the stored state.
     """
     job_id = step_job_id(record.key, record.steps, cause)
+    return _enqueue_step(queue, record.key, job_id, f"step {record.steps} of {record.key}")
+
+
+def _enqueue_step(queue: Queue, key: str, job_id: str, description: str) -> bool:
     try:
         queue.enqueue_call(
             STEP_JOB,
-            args=(record.key,),
+            args=(key,),
             job_id=job_id,
             unique=True,
             timeout=STEP_TIMEOUT_S,
             result_ttl=24 * 3600,
             failure_ttl=7 * 24 * 3600,
             retry=STEP_RETRY,
-            description=f"step {record.steps} of {record.key}",
+            description=description,
         )
     except DuplicateJobError:
         return False
     return True
+
+
+def subtask_job_id(key: str, wave: int, attempt: int, subtask: str, launch: int) -> str:
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return f"subtask-{digest}-w{wave}-a{attempt}-{subtask}-{launch}"
+
+
+def schedule_subtask(
+    queue: Queue, key: str, wave: int, attempt: int, subtask: str, launch: int
+) -> bool:
+    """Enqueue one launch of a wave's subtask; False when that launch's job is known."""
+    try:
+        queue.enqueue_call(
+            SUBTASK_JOB,
+            args=(key, wave, attempt, subtask),
+            job_id=subtask_job_id(key, wave, attempt, subtask, launch),
+            unique=True,
+            timeout=STEP_TIMEOUT_S,
+            result_ttl=24 * 3600,
+            failure_ttl=7 * 24 * 3600,
+            retry=Retry(max=2, interval=[10, 60]),
+            description=f"subtask {subtask} of wave {wave} (attempt {attempt}) of {key}",
+        )
+    except DuplicateJobError:
+        return False
+    return True
+
+
+def subtask_job_alive(
+    queue: Queue, key: str, wave: int, attempt: int, subtask: str, launch: int
+) -> bool:
+    """Whether that launch's job still waits in the queue or runs."""
+    job = queue.fetch_job(subtask_job_id(key, wave, attempt, subtask, launch))
+    if job is None:
+        return False
+    return job.get_status(refresh=True) in PENDING
+
+
+def schedule_join(queue: Queue, key: str, wave: int, attempt: int, launches: int) -> bool:
+    """The step that joins a wave once its last subtask ended (asked by that subtask).
+
+    Named by the wave's attempt and how many launches its subtasks had: two subtasks that
+    end together ask once; after a resumed wave ran a subtask again, the join is new."""
+    job_id = step_job_id(key, 0, f"join-w{wave}-a{attempt}-l{launches}")
+    return _enqueue_step(queue, key, job_id, f"join of wave {wave} (attempt {attempt}) of {key}")
 
 
 RECHECK_MARGIN_S = 2.0

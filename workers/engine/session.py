@@ -86,15 +86,7 @@ def open_session(rt: Runtime, record: TaskRecord, lease: Lease) -> TaskSession:
     ref = IssueRef.parse(record.repo, record.issue)
     gh = rt.github.installation(installation)
     root = rt.data_dir
-    (root / "git-home").mkdir(parents=True, exist_ok=True)
-    workspace = GitWorkspace(
-        workspace_path(root, record.repo, record.issue),
-        f"{rt.settings.git_base_url}/{record.repo}.git",
-        record.issue,
-        rt.identity,
-        token=lambda: rt.github.token(installation),
-        git=Git(root / "git-home"),
-    )
+    workspace = task_workspace(rt, record, workspace_path(root, record.repo, record.issue))
     info = TaskInfo(ref, record.trigger_user, run=record.trigger_delivery)
     effects = GitHubEffects(gh, rt.redis, info, workspace, fence=lease.check)
     state = state_dir(root, record)
@@ -105,6 +97,23 @@ def open_session(rt: Runtime, record: TaskRecord, lease: Lease) -> TaskSession:
 
 
 TASKS = "tasks"  # under DATA_DIR: the machine's copy of each task's state directory
+
+
+def task_workspace(rt: Runtime, record: TaskRecord, path: Path) -> GitWorkspace:
+    """A checkout of the task's repository and branch at ``path`` (the task's own, or a
+    subtask's)."""
+    if record.installation_id is None:
+        raise TaskSetupError("the delivery that started the task named no installation")
+    installation = record.installation_id
+    (rt.data_dir / "git-home").mkdir(parents=True, exist_ok=True)
+    return GitWorkspace(
+        path,
+        f"{rt.settings.git_base_url}/{record.repo}.git",
+        record.issue,
+        rt.identity,
+        token=lambda: rt.github.token(installation),
+        git=Git(rt.data_dir / "git-home"),
+    )
 
 
 def state_dir(root: Path, record: TaskRecord) -> Path:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from workers.controller import gate
 from workers.controller.phases import Phase
 from workers.controller.state import Override, WorkflowState
+from workers.controller.wavestate import RunStatus, WaveState, WaveWalk
 
 MAX_BODY_CHARS = 65_536
 HISTORY_LINES = 20
@@ -75,11 +76,12 @@ def status_body(
     if state.controller_overrode:
         rows.append(("NOMERGE", "; ".join(o.describe() for o in state.overrides)))
     table = "\n".join(f"| {name} | {_cell(value)} |" for name, value in rows)
+    waves = wave_checklist(state)
     history = "\n".join(
         f"- {e.phase} {e.iteration}: {e.summary}" for e in state.history[-HISTORY_LINES:]
     )
     return (
-        f"{marker('status')}\n### agentium status\n\n| | |\n|---|---|\n{table}\n\n"
+        f"{marker('status')}\n### agentium status\n\n| | |\n|---|---|\n{table}\n\n{waves}"
         f"<details><summary>History</summary>\n\n{history or '- started'}\n\n</details>\n"
         f"{_setup_log(environment)}"
     )
@@ -97,8 +99,36 @@ def _setup_log(environment: EnvironmentLine | None) -> str:
     )
 
 
+def _wave_state(wave: WaveState, walk: WaveWalk) -> tuple[bool, str]:
+    retry = f", attempt {wave.attempt} of {wave.max_attempts}" if wave.attempt > 1 else ""
+    if wave.status is RunStatus.COMPLETED:
+        return True, (f" (commit {wave.commit[:7]})" if wave.commit else " (no changes)")
+    if wave.status in (RunStatus.RUNNING, RunStatus.RETRYING):
+        return False, f" (running{retry})"
+    if wave.status is RunStatus.FAILED:
+        return False, f" (failed{retry})"
+    return False, " (not run)" if walk.stopped else ""
+
+
+def wave_checklist(state: WorkflowState) -> str:
+    """The plan's waves as a checklist (docs/design.md §8); empty when there are none."""
+    walk = state.walk
+    if not walk.waves:
+        return ""
+    lines = ["**Plan waves** (IMPLEMENT iteration 1, each wave reviewed and judged)", ""]
+    for wave in walk.waves:
+        done, note = _wave_state(wave, walk)
+        names = ", ".join(s.label() for s in wave.subtasks)
+        lines.append(f"- [{'x' if done else ' '}] Wave {wave.number}{note}: {names}")
+    if walk.stopped:
+        lines += ["", f"The walk stopped: {_cell(walk.stopped)}"]
+    return "\n".join(lines) + "\n\n"
+
+
 def _verdicts(state: WorkflowState) -> str:
-    said = [f"{e.phase} {e.iteration}: {e.verdict}" for e in state.history if e.verdict]
+    said = [
+        f"{e.phase} {e.iteration}: {e.verdict}" for e in state.history if e.verdict and not e.wave
+    ]
     return " · ".join(said[-8:])
 
 

@@ -204,5 +204,18 @@ class GitWorkspace:
         self._local("reset", "-q", "--hard", commit)
         self._local("clean", "-q", "-fdx")
 
+    def detach_at(self, commit: str) -> None:
+        """Put the checkout at `commit`, detached and clean (a wave's subtask starts there);
+        the task branch is fetched first when the checkout lacks the commit."""
+        found = self.git.run("cat-file", "-e", f"{commit}^{{commit}}", cwd=self.path, check=False)
+        if found.returncode != 0:
+            self._fetch_branch()
+        self._local("checkout", "-q", "--detach", commit)
+        self._local("reset", "-q", "--hard", commit)
+        self._local("clean", "-q", "-fdx")
+
     def cleanup(self) -> None:
+        """Remove the checkout, and the checkouts its wave's subtasks had on this machine."""
         shutil.rmtree(self.path, ignore_errors=True)
+        for slot in self.path.parent.glob(f"{self.path.name}.slot*"):
+            shutil.rmtree(slot, ignore_errors=True)

@@ -37,8 +37,9 @@ from workers.agents.sandbox import SandboxUnavailable
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.controller import gate
+from workers.controller.effects import RunWave
 from workers.controller.errors import ControllerError
-from workers.controller.outcomes import Start
+from workers.controller.outcomes import Outcome, Start
 from workers.controller.phases import Phase
 from workers.controller.spend import Spend
 from workers.controller.state import WorkflowState
@@ -49,6 +50,7 @@ from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git
 from workers.offline.local_printer import EffectsPrinter
 from workers.offline.local_repo import IssueFile, LocalError, LocalRepo, open_repo, read_issue, slug
+from workers.offline.local_waves import run_wave
 from workers.offline.scenario import load_scenario
 from workers.repoconfig import EffectiveConfig, load_repo_config_defaults
 from workers.runtime import anthropic_adapter, build_runner
@@ -228,15 +230,19 @@ def take_baseline(task: LocalTask) -> TestRun:
 
 def drive(task: LocalTask, printer: EffectsPrinter, baseline: TestRun | None) -> WorkflowState:
     """Start the controller and answer every agent call it asks for, one at a time."""
-    limits = task.config.limits
+    limits, rules = task.config.limits, task.config.plan_rules
     state = WorkflowState()
-    transition = step(state, Start(baseline=baseline), limits, now=utc_now())
+    transition = step(state, Start(baseline=baseline), limits, now=utc_now(), rules=rules)
     printer.show(state, transition)
     while (effect := pending_agent(transition.state, limits)) is not None:
         printer.calling(effect)
-        outcome = task.runner.run(effect, task.context(transition.state), task.checkout())
+        outcome: Outcome
+        if isinstance(effect, RunWave):
+            outcome = run_wave(task, effect, transition.state)
+        else:
+            outcome = task.runner.run(effect, task.context(transition.state), task.checkout())
         before = transition.state
-        transition = step(before, outcome, limits, now=utc_now())
+        transition = step(before, outcome, limits, now=utc_now(), rules=rules)
         printer.show(before, transition)
     return transition.state
 

@@ -20,6 +20,7 @@ from workers.controller.effects import (
     PostComment,
     PostNomerge,
     RunAgent,
+    RunWave,
     SetLabel,
     Target,
 )
@@ -88,11 +89,15 @@ class EffectsPrinter:
         where = f"{entry.phase} {entry.iteration}/{entry.of}" if entry.of else str(entry.phase)
         self.say(f"  [{where}] {entry.summary}")
 
-    def calling(self, effect: RunAgent) -> None:
+    def calling(self, effect: RunAgent | RunWave) -> None:
+        if isinstance(effect, RunWave):
+            names = ", ".join(effect.wave.subtasks)
+            self.say(f"  … running {effect.wave.describe()}: subtasks {names}, one after another")
+            return
         what = f"{effect.phase} iteration {effect.iteration}/{effect.max_iterations}"
-        task = f", {effect.task.breadcrumb()}" if effect.task else ""
+        wave = f", {effect.wave.describe()}" if effect.wave else ""
         again = " (asked again for a verdict)" if effect.reask else ""
-        self.say(f"  … running the {effect.role.lower()}: {what}{task}{again}")
+        self.say(f"  … running the {effect.role.lower()}: {what}{wave}{again}")
 
     # the effects, as GitHub would show them
 

@@ -22,7 +22,8 @@ from workers.controller.testrun import TestRun
 
 AGENT_KEYS = {"worker": Role.WORKER, "assessor": Role.ASSESSOR}
 AGENT_KEYS |= {"reviewer": Role.REVIEWER, "judge": Role.JUDGE}
-STEP_KEYS = (*AGENT_KEYS, "fail", "command", "budget", "review", "spend")
+STEP_KEYS = (*AGENT_KEYS, "subtask", "fail", "command", "budget", "review", "spend")
+SUBTASK_KEYS = ("id", "text", "changes", "conflict", "fail")
 SPEND_KEYS: tuple[str, ...] = ("model", "input_tokens", "output_tokens", "cache_write_tokens")
 SPEND_KEYS += ("cache_read_tokens", "cost_usd", "seconds")
 TOP_KEYS = ("task", "pr_number", "settings", "baseline", "steps", "expect")
@@ -53,6 +54,8 @@ class ScriptStep:
     model: str = ""  # spend: the model name
     usage: dict[str, float] = field(default_factory=dict)  # spend: the figures
     tests: TestRun | None = None  # reviewer: the test command's run on the change
+    subtask: str = ""  # subtask: the plan task's id
+    conflict: str = ""  # subtask: its changes do not apply at the join (the conflict)
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,30 @@ def _agent_step(reader: _Reader, key: str, node: Node) -> ScriptStep:
     return ScriptStep(line, key, role, text=reader.text(node, key, optional=nullable))
 
 
+def _subtask_step(reader: _Reader, node: Node) -> ScriptStep:
+    """``subtask: {id: 2a, text: ..., changes: false, conflict: ..., fail: ...}``."""
+    fields = reader.mapping(node, "subtask", SUBTASK_KEYS)
+    if "id" not in fields:
+        raise reader.error(node, "subtask: needs the id of the plan's task it answers")
+    subtask_id = str(reader.value(fields["id"])).lower()
+    text = reader.text(fields["text"], "subtask.text") if "text" in fields else ""
+    changes = (
+        reader.typed(fields["changes"], bool, "subtask.changes") if "changes" in fields else None
+    )
+    conflict = reader.text(fields["conflict"], "subtask.conflict") if "conflict" in fields else ""
+    error = reader.text(fields["fail"], "subtask.fail") if "fail" in fields else ""
+    return ScriptStep(
+        node.start_mark.line + 1,
+        "subtask",
+        Role.WORKER,
+        text=text,
+        commits=changes,
+        error=error or "",
+        subtask=subtask_id,
+        conflict=conflict or "",
+    )
+
+
 def _fail_step(reader: _Reader, node: Node) -> ScriptStep:
     fields = reader.mapping(node, "fail", ("role", "error"))
     if "role" not in fields:
@@ -225,6 +252,7 @@ def _step(reader: _Reader, node: Node) -> ScriptStep:
     ((key, value),) = fields.items()
     builders: dict[str, Callable[[], ScriptStep]] = {
         "fail": lambda: _fail_step(reader, value),
+        "subtask": lambda: _subtask_step(reader, value),
         "command": lambda: _command_step(reader, value),
         "budget": lambda: _budget_step(reader, value),
         "review": lambda: _review_step(reader, value),

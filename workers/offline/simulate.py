@@ -27,20 +27,20 @@ from workers.controller.effects import (
     PostComment,
     PostNomerge,
     RunAgent,
+    RunWave,
 )
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.limits import Limits
-from workers.controller.outcomes import (
-    HumanReview,
-    Start,
-)
+from workers.controller.outcomes import HumanReview, Outcome, Start
 from workers.controller.phases import WORK_PHASES, Phase, Role
 from workers.controller.review import accepts_review, batch_reviews, mention
 from workers.controller.spend import Usage, with_usage
 from workers.controller.state import HistoryEntry, WorkflowState
 from workers.controller.transitions import Transition, step
+from workers.controller.wavestate import WaveEvent
 from workers.offline.scenario import Scenario, ScenarioError, ScriptStep, load_scenario
 from workers.offline.scripted import scripted_outcome
+from workers.offline.wave_answers import WaveAnswers
 
 CLOCK_START = datetime(2025, 1, 1, tzinfo=UTC)
 
@@ -67,6 +67,8 @@ class _Trace:
             self._effect(effect, transition.state)
 
     def _entry(self, entry: HistoryEntry) -> None:
+        if entry.event is WaveEvent.SUBTASK_STARTED:
+            return  # the wave's start names its subtasks
         if entry.phase is Phase.COMPLETE and entry.role is Role.HUMAN:  # a review round
             self.lines += ["", "=== Human Review ===", f"  → {entry.summary}"]
             self.where = None
@@ -77,7 +79,8 @@ class _Trace:
                 self.lines.append(f"  → {entry.summary.removeprefix(f'{entry.phase}: ')}")
             return
         self._header(entry.phase, entry.iteration, entry.of)
-        self.lines.append(f"  → {entry.summary}")
+        inside = entry.wave and entry.event is not WaveEvent.WAVE_STARTED
+        self.lines.append(f"{'    ' if inside else '  '}→ {entry.summary}")
 
     def _header(self, phase: Phase, iteration: int, of: int = 0) -> None:
         if self.where is not None and self.where[0] is phase and self.where[1] == iteration:
@@ -95,11 +98,13 @@ class _Trace:
     def _effect(self, effect: Effect, state: WorkflowState) -> None:
         pr = f"PR #{self.pr_number}"
         if isinstance(effect, OpenOrUpdatePR):
-            self.lines.append(
-                f"  → Controller creates draft {pr}"
+            indent = "    " if state.awaiting is not None and state.awaiting.wave else "  "
+            said = (
+                f"Controller creates draft {pr}"
                 if effect.create
-                else f"  → Controller pushes to existing branch ({pr} auto-updates)"
+                else f"Controller pushes to existing branch ({pr} auto-updates)"
             )
+            self.lines.append(f"{indent}→ {said}")
         elif isinstance(effect, MarkReady):
             self.lines.append(f"  → Controller finalizes draft {pr} (marks as ready for review)")
         elif isinstance(effect, PostNomerge):
@@ -120,16 +125,29 @@ class _Trace:
         self.lines.append(f"  → Review by {mention(review.user)}{ids} queued until COMPLETE")
 
 
-def _pending(transition: Transition) -> RunAgent | None:
-    return next((e for e in transition.effects if isinstance(e, RunAgent)), None)
+def _pending(transition: Transition) -> RunAgent | RunWave | None:
+    return next((e for e in transition.effects if isinstance(e, RunAgent | RunWave)), None)
 
 
-def _check_order(scenario: Scenario, item: ScriptStep, pending: RunAgent | None) -> None:
+def _waiting_for(pending: RunAgent | RunWave) -> str:
+    if isinstance(pending, RunWave):
+        return f"subtasks {', '.join(pending.wave.subtasks)} of wave {pending.wave.number}"
+    return f"{pending.role.lower()} ({pending.phase} iteration {pending.iteration})"
+
+
+def _check_order(scenario: Scenario, item: ScriptStep, pending: RunAgent | RunWave | None) -> None:
     where = f"{scenario.source}:{item.line}"
     if item.command is not None or item.kind in ("review", "spend"):
         return
     if pending is None:
         raise ScenarioError(f"{where}: the task has already ended; this step is never used")
+    wave = isinstance(pending, RunWave)
+    if wave != (item.kind == "subtask") and item.kind != "budget":
+        raise ScenarioError(
+            f"{where}: the controller asks for the {_waiting_for(pending)}, not a {item.kind}"
+        )
+    if isinstance(pending, RunWave):
+        return
     if item.role is not pending.role and not (
         item.kind == "budget" and item.role is Role.CONTROLLER
     ):
@@ -141,39 +159,51 @@ def _run(scenario: Scenario, trace: _Trace) -> WorkflowState:
     """Answer the controller from the steps; as the real caller does, a review that comes
     while the task is not COMPLETE is queued and applied (batched) once it is."""
     limits: Limits = scenario.settings.limits
+    rules = scenario.settings.plan_rules
     clock: Iterator[datetime] = (CLOCK_START + timedelta(minutes=i) for i in count())
     state = WorkflowState()
-    transition = step(state, Start(baseline=scenario.baseline), limits, now=next(clock))
+    transition = step(
+        state, Start(baseline=scenario.baseline), limits, now=next(clock), rules=rules
+    )
     trace.show(state, transition)
     queued: list[HumanReview] = []
+    answers = WaveAnswers(scenario.source)
     for item in scenario.steps:
-        _check_order(scenario, item, _pending(transition))
+        pending = _pending(transition)
+        _check_order(scenario, item, pending)
         state = transition.state
         if item.kind == "spend":
             usage, seconds = Usage.model_validate(item.usage), item.usage.get("seconds", 0.0)
             spent = with_usage(state, usage, model=item.model, seconds=seconds)
             transition = Transition(spent, transition.effects)
             continue
-        outcome = scripted_outcome(item, state.phase)
+        if item.kind == "subtask":
+            assert isinstance(pending, RunWave)
+            joined = answers.add(item, pending)
+            if joined is None:
+                continue
+            outcome: Outcome = joined
+        else:
+            outcome = scripted_outcome(item, state.phase)
         if isinstance(outcome, HumanReview) and not accepts_review(state):
             queued.append(outcome)
             trace.queued(outcome)
             continue
         try:
-            transition = step(state, outcome, limits, now=next(clock))
+            transition = step(state, outcome, limits, now=next(clock), rules=rules)
         except OutcomeMismatch as error:
             raise ScenarioError(f"{scenario.source}:{item.line}: {error}") from None
         trace.show(state, transition)
         if queued and accepts_review(transition.state):
             state = transition.state
-            transition = step(state, batch_reviews(queued), limits, now=next(clock))
+            transition = step(state, batch_reviews(queued), limits, now=next(clock), rules=rules)
             queued.clear()
             trace.show(state, transition)
     pending = _pending(transition)
     if pending is not None:
         raise ScenarioError(
             f"{scenario.source}: the scenario ends while the controller waits for the "
-            f"{pending.role.lower()} ({pending.phase} iteration {pending.iteration})"
+            f"{_waiting_for(pending)}"
         )
     return transition.state
 

@@ -7,14 +7,20 @@ from dataclasses import dataclass, field
 
 from config.defaults import load_bot_defaults
 from workers.agents.settings import AgentSettings, BudgetSettings
-from workers.controller.limits import Limits, PhaseLimits, WorkflowConfig
+from workers.controller.limits import Limits, PhaseLimits, PlanRules, WaveLimits, WorkflowConfig
+from workers.controller.plan_check import TddMode
 from workers.controller.routing import DEFAULT_ADAPTERS, Routing
 from workers.defaults import (
     load_default_agent_settings,
     load_default_routing,
     load_default_workflow_config,
 )
-from workers.repoconfig.model import BudgetsOverride, LimitsOverride, PhaseLimitsOverride
+from workers.repoconfig.model import (
+    BudgetsOverride,
+    LimitsOverride,
+    PhaseLimitsOverride,
+    RepoConfig,
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,10 @@ class EffectiveConfig:
     @property
     def limits(self) -> Limits:
         return self.workflow.limits
+
+    @property
+    def plan_rules(self) -> PlanRules:
+        return self.workflow.plan_rules
 
     @property
     def budget(self) -> BudgetSettings:
@@ -99,6 +109,16 @@ def merge_limits(base: Limits, given: LimitsOverride | None) -> Limits:
     if given.eval_no_signal_limit is not None:
         update["eval_no_signal_limit"] = given.eval_no_signal_limit
     return Limits.model_validate({**base.model_dump(), **update})
+
+
+def merge_workflow(base: WorkflowConfig, given: RepoConfig) -> WorkflowConfig:
+    """The workflow settings with a repository's ``limits``, ``tdd`` and ``waves``."""
+    update: dict[str, object] = {"limits": merge_limits(base.limits, given.limits)}
+    if given.tdd is not None:
+        update["tdd"] = TddMode(given.tdd)
+    if given.waves is not None and given.waves.max_attempts is not None:
+        update["waves"] = WaveLimits(max_attempts=given.waves.max_attempts)
+    return base.model_copy(update=update)
 
 
 def merge_budget(base: AgentSettings, given: BudgetsOverride | None) -> AgentSettings:

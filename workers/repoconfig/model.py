@@ -6,7 +6,7 @@ or set to ``null``, keeps the bot's default.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
@@ -15,6 +15,7 @@ MAX_ITERATIONS = 20
 MAX_NO_SIGNAL = 20
 MAX_LABEL_CHARS = 50  # GitHub's limit for a label name
 MAX_COMMAND_CHARS = 2000
+MAX_WAVE_ATTEMPTS = 5
 
 _STRICT = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -86,6 +87,20 @@ class LimitsOverride(BaseModel):
     )
 
 
+class WavesOverride(BaseModel):
+    """The ``waves`` of ``config/workflow.yml``."""
+
+    model_config = _STRICT
+
+    max_attempts: Annotated[int, _between(1, MAX_WAVE_ATTEMPTS)] | None = Field(
+        default=None,
+        description=(
+            "Attempts per wave of a COMPLEX plan (1..5): the wave's judge saying ITERATE, or "
+            "overlapping changes, retry the wave from its starting commit."
+        ),
+    )
+
+
 class BudgetsOverride(BaseModel):
     """The per-task ``budget`` of ``config/agents.yml``, any part of it; all positive."""
 
@@ -139,6 +154,17 @@ class RepoConfig(BaseModel):
     )
     budgets: BudgetsOverride | None = Field(
         default=None, description="Per-task budgets, merged over config/agents.yml's budget."
+    )
+    tdd: Literal["advisory", "required"] | None = Field(
+        default=None,
+        description=(
+            "The plan's TDD rule (every `impl` task has a `test` task in its dependency chain): "
+            "`advisory` shows a breach to the plan reviewer and judge, `required` sends the "
+            "plan back."
+        ),
+    )
+    waves: WavesOverride | None = Field(
+        default=None, description="How the waves of a COMPLEX plan run (docs/design.md §8)."
     )
 
 

@@ -23,7 +23,7 @@ from workers.repoconfig.effective import (
     RepoConfigDefaults,
     defaults_only,
     merge_budget,
-    merge_limits,
+    merge_workflow,
 )
 from workers.repoconfig.errors import (
     CONFIG_PATH,
@@ -73,9 +73,7 @@ def parse_repo_config(
         raise RepoConfigError(problems, path=path)
     return EffectiveConfig(
         trigger_label=config.trigger_label or defaults.trigger_label,
-        workflow=defaults.workflow.model_copy(
-            update={"limits": merge_limits(defaults.workflow.limits, config.limits)}
-        ),
+        workflow=merge_workflow(defaults.workflow, config),
         agents=merge_budget(defaults.agents, config.budgets),
         routing=routing,
         test_command=config.test_command,

@@ -16,7 +16,7 @@ import sys
 import types
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le
 from pydantic import BaseModel, SecretStr
@@ -40,6 +40,8 @@ REPO_DEFAULTS = {
     "budgets": ("agents.yml", ("budget",)),
     "routing": ("routing.yml", ()),
     "setup_network": ("agents.yml", ("environment", "network")),
+    "tdd": ("workflow.yml", ("tdd",)),
+    "waves": ("workflow.yml", ("waves",)),
 }
 DETECTED = {"test_command": "detected", "setup_command": "detected"}
 
@@ -66,6 +68,8 @@ def type_name(annotation: Any) -> str:
     kind = _unwrap(annotation)
     if kind is SecretStr:
         return "secret"
+    if get_origin(kind) is Literal:
+        return " or ".join(f"`{value}`" for value in get_args(kind))
     if get_origin(kind) is dict or (isinstance(kind, type) and issubclass(kind, BaseModel)):
         return "mapping"
     return TYPE_NAMES.get(kind, str(kind))

@@ -13,6 +13,10 @@ after its last renewal. A holder whose renewal finds the key gone or another tok
 it lost the lease and every fenced write of its step is refused: the writes that matter
 (the task's record, its state files, pushes and GitHub posts) check the token first, the
 Redis ones atomically in the same script. See docs/design.md §7.
+
+The same machinery leases other things a job works on alone: ``name`` is then the Redis
+key of that lease, ``task`` still the task it belongs to (a wave's subtask holds
+``keys.subtask_lease(...)``, docs/design.md §8).
 """
 
 from __future__ import annotations
@@ -67,7 +71,8 @@ class StaleRecord(Fenced):
 
 
 class Lease:
-    """One holder's claim on a task; ``token`` is what fenced writes compare."""
+    """One holder's claim on a task (or, under ``name``, on a part of it); ``token`` is what
+    fenced writes compare."""
 
     def __init__(
         self,
@@ -76,9 +81,11 @@ class Lease:
         token: str,
         ttl_s: float = LEASE_TTL_S,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        name: str | None = None,
     ) -> None:
         self.task = task
-        self.name = keys.task_lease(task)
+        self.name = name or keys.task_lease(task)
         self.token = token
         self.ttl_s = ttl_s
         self._redis = redis
@@ -92,7 +99,7 @@ class Lease:
 
     def _mark_lost(self, why: str) -> None:
         if not self._lost.is_set():
-            log.warning("lease lost", extra={"task": self.task, "why": why})
+            log.warning("lease lost", extra={"task": self.task, "lease": self.name, "why": why})
         self._lost.set()
 
     def renew(self) -> bool:
@@ -166,20 +173,22 @@ def acquire(
     redis: Redis,
     task: str,
     *,
+    name: str | None = None,
     wait_s: float = WAIT_S,
     ttl_s: float = LEASE_TTL_S,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Lease:
-    """Take the task's lease, waiting up to `wait_s` for its holder; TaskBusy otherwise."""
+    """Take the task's lease (or the lease ``name``), waiting up to `wait_s` for its
+    holder; TaskBusy otherwise."""
     token = secrets.token_hex(16)
-    name = keys.task_lease(task)
+    name = name or keys.task_lease(task)
     deadline = clock() + wait_s
     while not redis.set(name, token, nx=True, px=int(ttl_s * 1000)):
         if clock() >= deadline:
             raise TaskBusy(task)
         sleep(POLL_S)
-    return Lease(redis, task, token, ttl_s, clock)
+    return Lease(redis, task, token, ttl_s, clock, name=name)
 
 
 @contextmanager
@@ -187,12 +196,14 @@ def hold(
     redis: Redis,
     task: str,
     *,
+    name: str | None = None,
     wait_s: float = WAIT_S,
     ttl_s: float = LEASE_TTL_S,
     renew_every_s: float | None = RENEW_EVERY_S,
 ) -> Iterator[Lease]:
-    """Hold the task's lease for the block, renewed in the background (unless None)."""
-    lease = acquire(redis, task, wait_s=wait_s, ttl_s=ttl_s)
+    """Hold the task's lease (or the lease ``name``) for the block, renewed in the
+    background (unless None)."""
+    lease = acquire(redis, task, name=name, wait_s=wait_s, ttl_s=ttl_s)
     renewer = Renewer(lease, renew_every_s).start() if renew_every_s else None
     try:
         yield lease
@@ -202,11 +213,12 @@ def hold(
         lease.release()
 
 
-def time_left(redis: Redis, task: str) -> float:
-    """Seconds until the task's lease expires unless renewed; 0 when nobody holds it."""
-    left = int(redis.pttl(keys.task_lease(task)))
+def time_left(redis: Redis, task: str, *, name: str | None = None) -> float:
+    """Seconds until the task's lease (or the lease ``name``) expires unless renewed; 0
+    when nobody holds it."""
+    left = int(redis.pttl(name or keys.task_lease(task)))
     return max(0.0, left / 1000) if left > 0 else 0.0
 
 
-def is_held(redis: Redis, task: str) -> bool:
-    return bool(redis.exists(keys.task_lease(task)))
+def is_held(redis: Redis, task: str, *, name: str | None = None) -> bool:
+    return bool(redis.exists(name or keys.task_lease(task)))
