@@ -16,7 +16,7 @@ from rq import Queue, get_current_job
 from config.defaults import load_bot_defaults
 from config.settings import Settings, load_settings
 from workers.engine import scheduling, subtasks
-from workers.engine.driver import advance
+from workers.engine.stepjob import advance
 from workers.engine.repo_settings import trigger_label_of
 from workers.engine.wavestep import WaveJobs
 from workers.intake import deliveries
@@ -89,7 +89,7 @@ def wave_jobs(queue: Queue) -> WaveJobs:
 
 
 def run_step(key: str, rechecking: bool = False) -> str:
-    """The RQ job for one step of a task (see workers.engine.driver)."""
+    """The RQ job for one step of a task (see workers.engine.stepjob)."""
     rt = runtime()
     return advance(
         rt,

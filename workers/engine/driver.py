@@ -1,4 +1,5 @@
-"""One step of a task: what a `run_step` job does while it holds the task's lease.
+"""One step of a task: what a `run_step` job does while it holds the task's lease
+(taken, and the next step scheduled, by ``workers.engine.stepjob``).
 
 A step applies what people asked for (commands, cancellation) and then makes at most
 one agent call, feeding its outcome to the pure controller, performing the effects on
@@ -13,7 +14,6 @@ and ends quietly (docs/design.md §7).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from workers.controller.effects import RunWave
 from workers.controller.errors import OutcomeMismatch
@@ -22,9 +22,9 @@ from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
 from workers.engine.environment import environment_line, set_up, take_baseline
 from workers.engine.repo_settings import config_text_at, effective_config
-from workers.engine.reviews import as_review, reviews_waiting
-from workers.engine.session import TaskSession, open_session
-from workers.engine.stopwatch import Stopwatch, queued_seconds
+from workers.engine.reviews import as_review
+from workers.engine.session import TaskSession
+from workers.engine.stopwatch import Stopwatch
 from workers.engine.wavestep import WaveJobs, WaveStep
 from workers.github import permissions
 from workers.github.comments import post_once
@@ -40,82 +40,10 @@ from workers.tasks.inbox import (
     ReviewComment,
     ReviewSubmitted,
 )
-from workers.tasks.lease import Fenced, Lease, TaskBusy
-from workers.tasks.record import TaskRecord, TaskStatus
+from workers.tasks.lease import Lease
+from workers.tasks.record import TaskStatus
 
 log = logging.getLogger("agentium.steps")
-
-Schedule = Callable[[TaskRecord, str], object]  # the task's next step, and why ("" = chain)
-Recheck = Callable[[str, float], object]  # a step of the task later: key, seconds from now
-
-
-def advance(
-    rt: Runtime,
-    key: str,
-    schedule: Schedule,
-    recheck: Recheck,
-    jobs: WaveJobs | None = None,
-    *,
-    rechecking: bool = False,
-) -> str:
-    """Run one step of the task `key`; returns a short word for the job's result.
-
-    While a wave's subtasks run (``jobs`` launches them), no next agent step is scheduled:
-    the subtask that ends last asks for the join."""
-    watch = Stopwatch.started(queued_seconds())
-    try:
-        with rt.store.leased(key) as lease:
-            watch.lap("lease")
-            return _step(rt, key, lease, schedule, jobs, watch)
-    except TaskBusy:
-        # A live holder hands on what arrived meanwhile (see _step). If it died, its
-        # lease expires within LEASE_TTL_S: one re-check, just after that, carries on. A
-        # re-check that finds the lease held again stops: that holder is alive.
-        if not rechecking:
-            recheck(key, rt.store.lease_left(key))
-        return "busy"
-    except Fenced as lost:
-        why = type(lost).__name__
-        log.warning(
-            "step ended: the task is not this step's any more", extra={"task": key, "why": why}
-        )
-        return "lease_lost"
-
-
-def _step(
-    rt: Runtime,
-    key: str,
-    lease: Lease,
-    schedule: Schedule,
-    jobs: WaveJobs | None,
-    watch: Stopwatch,
-) -> str:
-    record = rt.store.get(key)
-    if record is None:
-        return "no_task"
-    if record.status is TaskStatus.FINISHED and reviews_waiting(rt, record):
-        record.status = TaskStatus.ACTIVE  # a human review starts a new round
-    if record.status is not TaskStatus.ACTIVE:
-        return f"task_{record.status.value}"
-    watch.lap("load")
-    driver = Driver(rt, open_session(rt, record, lease), lease, jobs, watch)
-    result = driver.run()
-    hand_on(rt, driver, schedule)
-    return result
-
-
-def hand_on(rt: Runtime, driver: Driver, schedule: Schedule) -> None:
-    """Schedule what comes next, as the holder: the next agent call (unless a wave's
-    subtasks run: the last one asks for the join); else the review round that reviews sent
-    meanwhile start; else a step for commands that arrived during this one (their own jobs
-    found the lease held and left them to the holder)."""
-    record = driver.record
-    if driver.wants_agent() and not driver.wave_running:
-        schedule(record, "")
-    elif record.status is TaskStatus.FINISHED and reviews_waiting(rt, record):
-        schedule(record, f"r{record.version}")
-    elif (waiting := rt.store.inbox_size(record.key)) > driver.kept:
-        schedule(record, f"i{record.version}-{waiting}")
 
 
 class Driver:
