@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from workers.controller.guidance import Guidance
 from workers.controller.phases import Phase, Role
 from workers.controller.state import Feedback, Override
 
@@ -36,6 +37,7 @@ class RunAgent:
     ``session`` says whether the worker conversation starts afresh or continues (SIMPLE path
     after the first IMPLEMENT iteration, and the judge's re-ask). ``task`` is set while the
     first COMPLEX IMPLEMENT iteration walks the plan; otherwise the whole plan applies.
+    ``guidance`` is what the recovery ladder tells this call (workers/controller/guidance.py).
     """
 
     role: Role
@@ -47,6 +49,7 @@ class RunAgent:
     feedback: Feedback | None = None
     task: TaskPointer | None = None
     reask: bool = False
+    guidance: Guidance | None = None
 
     @property
     def last_iteration(self) -> bool:
@@ -67,6 +70,7 @@ class CommentKind(StrEnum):
     STOPPED = "stopped"
     COMMAND_REPLY = "command_reply"
     REVIEW_REPLY = "review_reply"  # on the PR, once per human review round, when it ends
+    QUESTION = "question"  # the recovery ladder asks a person one question; the task pauses
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Workflow settings: iteration limits per path, the no-signal limit, the memory budget.
+"""Workflow settings: iteration limits per path, the no-signal limit, the recovery ladder's
+limits, the memory budget.
 
 Loaded from ``config/workflow.yml`` (the defaults) or from any mapping of the same shape,
 such as a repository's ``.github/agentium.yml`` section, and validated with errors naming
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 from workers.controller.errors import ConfigError
 from workers.controller.memory import MemoryType
 from workers.controller.phases import Path, Phase
+from workers.controller.recovery import RecoveryLimits
 
 _STRICT = ConfigDict(frozen=True, extra="forbid")
 
@@ -35,6 +37,7 @@ class Limits(BaseModel):
     SIMPLE: PhaseLimits = PhaseLimits(PLAN=1, IMPLEMENT=2, DOCS=1)
     COMPLEX: PhaseLimits = PhaseLimits(PLAN=3, IMPLEMENT=5, DOCS=3)
     eval_no_signal_limit: int = Field(default=2, ge=0)
+    recovery: RecoveryLimits = RecoveryLimits()  # the recovery ladder (docs/design.md §9)
 
     def max_iterations(self, path: Path | None, phase: Phase) -> int:
         """The limit for ``phase``; before the path is known the COMPLEX limits apply."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from workers.controller import memory
+from workers.controller.anchor import anchor_of
 from workers.controller.effects import (
     BLOCKED_LABEL,
     CommentKind,
@@ -24,6 +25,7 @@ from workers.controller.effects import (
     Target,
     TaskPointer,
 )
+from workers.controller.guidance import guidance_for
 from workers.controller.limits import Limits
 from workers.controller.phases import OverrideRule, Path, Phase, Role, Verdict, next_phase
 from workers.controller.plan import count_tasks
@@ -119,11 +121,12 @@ def request(state: WorkflowState, limits: Limits) -> RunAgent:
         phase=state.phase,
         iteration=state.iteration,
         max_iterations=limits.max_iterations(state.path, state.phase),
-        routing_key=routing_key(awaiting.role, state.phase),
+        routing_key=routing_key(awaiting.role, state.phase, strong=awaiting.reask),
         session=_session(state, awaiting),
         feedback=state.feedback if is_worker else None,
         task=task if is_worker else None,
         reask=awaiting.reask,
+        guidance=guidance_for(state, awaiting, limits),
     )
 
 
@@ -175,9 +178,19 @@ def advance(state: WorkflowState, ctx: Context, how: str) -> Transition:
     if state.phase is Phase.PLAN:
         plan = state.plan or ""
         done = done.model_copy(update={"total_tasks": count_tasks(plan)})
+        done = _anchored(done, plan)
         effects = (PostComment(Target.ISSUE, CommentKind.PLAN, {"plan": plan}),)
     entered = enter_iteration(done, ctx, target, 1, None)
     return Transition(entered.state, effects + entered.effects)
+
+
+def _anchored(state: WorkflowState, plan: str) -> WorkflowState:
+    """The goal anchor, set once when PLAN advances and never changed (docs/design.md §9)."""
+    recovery = state.recovery
+    if recovery.anchor is not None:
+        return state
+    anchor = anchor_of(recovery.intent, plan)
+    return state.model_copy(update={"recovery": recovery.model_copy(update={"anchor": anchor})})
 
 
 def force_advance(

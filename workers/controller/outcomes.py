@@ -6,11 +6,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from workers.controller.phases import Role
+from workers.controller.testrun import TestRun
 
 
 @dataclass(frozen=True)
 class Start:
-    """The task was triggered; runs the first PLAN worker."""
+    """The task was triggered; runs the first PLAN worker. The issue's title and body
+    become the goal anchor's intent (workers/controller/anchor.py)."""
+
+    title: str = ""
+    body: str = ""
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,10 @@ class AssessorDone:
 
 @dataclass(frozen=True)
 class ReviewerDone:
+    """The reviewer's feedback, and the test command's run it saw (None: not run)."""
+
     text: str
+    tests: TestRun | None = None
 
 
 @dataclass(frozen=True)
@@ -42,10 +50,37 @@ class JudgeDone:
 
 @dataclass(frozen=True)
 class AgentFailed:
-    """An agent could not be run at all (LLM errors after the adapter's retries)."""
+    """An agent could not be run at all (LLM errors after the adapter's retries).
+
+    ``infrastructure``: the model's service failed (overloaded, 5xx, unreachable), not the
+    request; the recovery ladder asks the doctor at once.
+    """
 
     role: Role
     error: str
+    infrastructure: bool = False
+
+
+@dataclass(frozen=True)
+class DoctorDone:
+    """The doctor's answer (an ``AGENTIUM_DOCTOR:`` line); None when it gave no text."""
+
+    text: str | None
+
+
+@dataclass(frozen=True)
+class ReplanDone:
+    """The replanner's revised approach for the current phase; None when it gave none."""
+
+    text: str | None
+
+
+@dataclass(frozen=True)
+class HumanAnswer:
+    """A comment on the issue by a permitted person while the task waits for an answer."""
+
+    text: str
+    user: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,4 +130,7 @@ Outcome = (
     | HumanCommand
     | BudgetExceeded
     | HumanReview
+    | DoctorDone
+    | ReplanDone
+    | HumanAnswer
 )

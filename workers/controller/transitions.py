@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from workers.controller import memory, signals
+from workers.controller import doctor, ladder, memory, signals
 from workers.controller.effects import (
     CommentKind,
     Effect,
@@ -61,10 +61,13 @@ from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
     BudgetExceeded,
+    DoctorDone,
+    HumanAnswer,
     HumanCommand,
     HumanReview,
     JudgeDone,
     Outcome,
+    ReplanDone,
     ReviewerDone,
     Start,
     WorkerDone,
@@ -99,10 +102,12 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
         return on_command(state, ctx, outcome)
     if isinstance(outcome, HumanReview):
         return start_round(state, ctx, outcome) if accepts_review(state) else Transition(state)
+    if isinstance(outcome, HumanAnswer):
+        return ladder.on_answer(state, ctx, outcome)
     if isinstance(outcome, Start):
         if state.started:
             raise OutcomeMismatch("the task has already started")
-        return enter_iteration(state, ctx, Phase.PLAN, 1, None)
+        return enter_iteration(ladder.on_start(state, outcome), ctx, Phase.PLAN, 1, None)
     role = _role(state, outcome)
     if state.awaiting is None or state.awaiting.role is not role:
         waiting = state.awaiting.role if state.awaiting else "nothing"
@@ -117,6 +122,10 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
         return _on_assessor(state, ctx, outcome.text, failed=False)
     if isinstance(outcome, ReviewerDone):
         return _on_reviewer(state, ctx, outcome)
+    if isinstance(outcome, DoctorDone):
+        return doctor.on_doctor(state, ctx, outcome)
+    if isinstance(outcome, ReplanDone):
+        return ladder.on_replan(state, ctx, outcome)
     return _on_judge(state, ctx, outcome)
 
 
@@ -130,6 +139,8 @@ _ROLE_OF: dict[type, Role] = {
     AssessorDone: Role.ASSESSOR,
     ReviewerDone: Role.REVIEWER,
     JudgeDone: Role.JUDGE,
+    DoctorDone: Role.DOCTOR,
+    ReplanDone: Role.REPLANNER,
 }
 
 
@@ -155,7 +166,7 @@ def _on_worker(state: WorkflowState, ctx: Context, done: WorkerDone) -> Transiti
         if reason is not None:
             return nothing_to_do(noted, ctx, reason)
         return _after_work(noted.model_copy(update={"plan": done.text}), ctx)
-    committed = noted.model_copy(
+    committed = ladder.note_cuts(noted, done.text).model_copy(
         update={
             "iteration_commits": state.iteration_commits or done.made_commits,
             "has_commits": state.has_commits or done.made_commits,
@@ -208,6 +219,7 @@ def _on_assessor(
 
 def _on_reviewer(state: WorkflowState, ctx: Context, done: ReviewerDone) -> Transition:
     reviewed = _remember(state.model_copy(update={"review": done.text}), done.text)
+    reviewed = ladder.note_tests(reviewed, done.tests)
     noted = record(
         reviewed, ctx, Role.REVIEWER, f"Reviewer: {first_line(done.text)}", detail=done.text
     )
@@ -275,8 +287,7 @@ def _apply(state: WorkflowState, ctx: Context, decision: Ruling, feedback: Feedb
         return force_advance(state, ctx, decision.rule, decision.reason)
     if decision.action is Action.BLOCK:
         return block(state, ctx, f"{decision.reason}: {feedback.judge}".rstrip(": "))
-    noted = _note_feedback(state, feedback)
-    return enter_iteration(noted, ctx, state.phase, state.iteration + 1, feedback)
+    return ladder.after_iterate(_note_feedback(state, feedback), ctx, feedback)
 
 
 def _note_feedback(state: WorkflowState, feedback: Feedback) -> WorkflowState:
