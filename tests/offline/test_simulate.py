@@ -26,6 +26,13 @@ SEED_ENDINGS = {
 }
 
 
+# docs/design.md §9: a phase's second failed iteration asks the doctor.
+LADDER = {
+    "issue-99-iterations.yml": ["doctor", "retry_with_fix"],
+    "issue-77-auto-advance.yml": ["doctor", "retry_with_fix"],
+}
+
+
 @pytest.mark.parametrize("name", sorted(SEED_ENDINGS))
 def test_seed_examples_end_as_design_decides(name: str) -> None:
     path, overrode, pr, iterations = SEED_ENDINGS[name]
@@ -38,6 +45,7 @@ def test_seed_examples_end_as_design_decides(name: str) -> None:
         "iterations": iterations,
         "review_rounds": 0,
         "spend": {"tokens": 0, "usd": 0.0},
+        "recovery": LADDER.get(name, []),
     }
     assert "trace" in load_scenario(SCENARIOS / name).expect, "seed scenarios pin the trace"
 
@@ -73,6 +81,7 @@ def test_main_prints_the_trace_then_one_json_summary_line(
         "iterations",
         "review_rounds",
         "spend",
+        "recovery",
     ]
     assert summary["pr"] == "ready"
 

@@ -21,12 +21,13 @@ from workers.controller.phases import AGENT_ROLES, Role
 
 AGENT_KEYS = {"worker": Role.WORKER, "assessor": Role.ASSESSOR}
 AGENT_KEYS |= {"reviewer": Role.REVIEWER, "judge": Role.JUDGE}
-STEP_KEYS = (*AGENT_KEYS, "fail", "command", "budget", "review", "spend")
+AGENT_KEYS |= {"doctor": Role.DOCTOR, "replanner": Role.REPLANNER}  # the recovery ladder
+STEP_KEYS = (*AGENT_KEYS, "fail", "command", "budget", "review", "spend", "answer")
 SPEND_KEYS: tuple[str, ...] = ("model", "input_tokens", "output_tokens", "cache_write_tokens")
 SPEND_KEYS += ("cache_read_tokens", "cost_usd", "seconds")
 TOP_KEYS = ("task", "pr_number", "settings", "steps", "expect")
 EXPECT_KEYS: tuple[str, ...] = ("final_phase", "path", "controller_overrode", "pr", "iterations")
-EXPECT_KEYS += ("review_rounds", "spend", "trace")
+EXPECT_KEYS += ("review_rounds", "spend", "trace", "recovery")
 
 
 class ScenarioError(ControllerError):
@@ -49,6 +50,8 @@ class ScriptStep:
     reviews: tuple[str, ...] = ()  # review: the ids of the batched reviews
     model: str = ""  # spend: the model name
     usage: dict[str, float] = field(default_factory=dict)  # spend: the figures
+    failing: tuple[str, ...] = ()  # reviewer: the failing test ids of the iteration's run
+    infrastructure: bool = False  # fail: the model's service failed (the doctor at once)
 
 
 @dataclass(frozen=True)
@@ -110,21 +113,45 @@ def _agent_step(reader: _Reader, key: str, node: Node) -> ScriptStep:
             reader.typed(fields["commits"], bool, "worker.commits") if "commits" in fields else None
         )
         return ScriptStep(line, key, role, text=text, commits=commits)
-    nullable = key in ("assessor", "judge")
+    if key == "reviewer" and isinstance(node, MappingNode):
+        fields = reader.mapping(node, "reviewer", ("text", "failing"))
+        text = reader.text(fields["text"], "reviewer.text") if "text" in fields else ""
+        ids = (
+            reader.typed(fields["failing"], list, "reviewer.failing") if "failing" in fields else []
+        )
+        return ScriptStep(line, key, role, text=text, failing=tuple(map(str, ids)))
+    nullable = key in ("assessor", "judge", "doctor", "replanner")
     return ScriptStep(line, key, role, text=reader.text(node, key, optional=nullable))
 
 
 def _fail_step(reader: _Reader, node: Node) -> ScriptStep:
-    fields = reader.mapping(node, "fail", ("role", "error"))
+    fields = reader.mapping(node, "fail", ("role", "error", "infrastructure"))
     if "role" not in fields:
         raise reader.error(node, "fail: needs a role (worker, assessor, reviewer, judge)")
     name = reader.text(fields["role"], "fail.role") or ""
     if name not in AGENT_KEYS:
         raise reader.error(fields["role"], f"fail.role: {name!r} is not an agent role")
     error = reader.text(fields["error"], "fail.error") if "error" in fields else "error"
+    infra = fields.get("infrastructure")
+    infrastructure = reader.typed(infra, bool, "fail.infrastructure") if infra else False
     role = AGENT_KEYS[name]
     assert role in AGENT_ROLES
-    return ScriptStep(node.start_mark.line + 1, "fail", role, error=error or "error")
+    line = node.start_mark.line + 1
+    return ScriptStep(line, "fail", role, error=error or "error", infrastructure=infrastructure)
+
+
+def _answer_step(reader: _Reader, node: Node) -> ScriptStep:
+    """A person's reply on the issue while the task waits for an answer to its question."""
+    line = node.start_mark.line + 1
+    if not isinstance(node, MappingNode):
+        return ScriptStep(line, "answer", text=reader.text(node, "answer"), user="maintainer")
+    fields = reader.mapping(node, "answer", ("text", "user"))
+    if "text" not in fields:
+        raise reader.error(node, "answer: needs a text")
+    user = reader.text(fields["user"], "answer.user") if "user" in fields else "maintainer"
+    return ScriptStep(
+        line, "answer", text=reader.text(fields["text"], "answer.text"), user=user or ""
+    )
 
 
 def _command_step(reader: _Reader, node: Node) -> ScriptStep:
@@ -190,6 +217,7 @@ def _step(reader: _Reader, node: Node) -> ScriptStep:
         "budget": lambda: _budget_step(reader, value),
         "review": lambda: _review_step(reader, value),
         "spend": lambda: _spend_step(reader, value),
+        "answer": lambda: _answer_step(reader, value),
     }
     return builders.get(key, lambda: _agent_step(reader, key, value))()
 

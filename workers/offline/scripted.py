@@ -6,14 +6,18 @@ from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
     BudgetExceeded,
+    DoctorDone,
+    HumanAnswer,
     HumanCommand,
     HumanReview,
     JudgeDone,
     Outcome,
+    ReplanDone,
     ReviewerDone,
     WorkerDone,
 )
 from workers.controller.phases import Phase, Role
+from workers.controller.testrun import TestRun
 from workers.offline.scenario import ScriptStep
 
 
@@ -23,15 +27,30 @@ def scripted_outcome(item: ScriptStep, phase: Phase) -> Outcome:
         return HumanCommand(item.command, item.user)
     if item.kind == "review":
         return HumanReview(item.text or "", item.user, item.reviews)
-    if item.kind in ("budget", "fail"):
+    if item.kind == "answer":
+        return HumanAnswer(item.text or "", item.user)
+    if item.kind == "budget":
         assert item.role is not None
-        kind = BudgetExceeded if item.kind == "budget" else AgentFailed
-        return kind(item.role, item.error)
+        return BudgetExceeded(item.role, item.error)
+    if item.kind == "fail":
+        assert item.role is not None
+        return AgentFailed(item.role, item.error, infrastructure=item.infrastructure)
     if item.role is Role.WORKER:
         commits = item.commits if item.commits is not None else phase is not Phase.PLAN
         return WorkerDone(item.text or "", made_commits=commits)
     if item.role is Role.ASSESSOR:
         return AssessorDone(item.text)
     if item.role is Role.REVIEWER:
-        return ReviewerDone(item.text or "")
+        return ReviewerDone(item.text or "", _tests(item))
+    if item.role is Role.DOCTOR:
+        return DoctorDone(item.text)
+    if item.role is Role.REPLANNER:
+        return ReplanDone(item.text)
     return JudgeDone(item.text)
+
+
+def _tests(item: ScriptStep) -> TestRun | None:
+    """The reviewer's test run: failing when the step names failing tests."""
+    if not item.failing:
+        return None
+    return TestRun(command="scripted", exit_code=1, failed=len(item.failing), failing=item.failing)
