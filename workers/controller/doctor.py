@@ -51,9 +51,14 @@ def due(state: WorkflowState, ctx: Context, *, infrastructure: bool) -> bool:
 
 
 def ask(state: WorkflowState, ctx: Context, *, strong: bool = False) -> Transition:
-    """One diagnostic call (counted when asked): cheap, or strong after an unusable answer."""
-    infrastructure = state.recovery.resume is not None
-    calls = state.recovery.doctor.plus(state.phase, strong=strong, infrastructure=infrastructure)
+    """One diagnostic call (counted when asked): cheap, or strong after an unusable answer
+    (the strong call counts as a call and a strong call, not as another diagnosis)."""
+    infrastructure, calls = state.recovery.resume is not None, state.recovery.doctor
+    calls = (
+        calls.plus_strong()
+        if strong
+        else calls.plus(state.phase, strong=False, infrastructure=infrastructure)
+    )
     counted = with_recovery(state, doctor=calls)
     model = "strong" if strong else "cheap"
     why = "an infrastructure failure" if infrastructure else "failed attempts"

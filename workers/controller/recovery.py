@@ -108,6 +108,11 @@ class DoctorCalls(BaseModel):
             infrastructure=self.infrastructure + int(infrastructure),
         )
 
+    def plus_strong(self) -> DoctorCalls:
+        """The strong model's second call of the same diagnosis: a call, and a strong one,
+        but not another diagnosis of the phase or of an infrastructure failure."""
+        return self.model_copy(update={"total": self.total + 1, "strong": self.strong + 1})
+
     def describe(self, limits: DoctorLimits) -> str:
         return (
             f"{self.total} of {limits.per_task} doctor calls "
