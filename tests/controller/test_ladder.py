@@ -227,10 +227,10 @@ def test_the_doctor_cheap_then_strong_and_its_hint_goes_to_the_next_worker_once(
     assert actions(t) == [RA.DOCTOR, RA.DOCTOR, RA.RETRY_WITH_FIX]
     calls = t.state.recovery.doctor
     assert (calls.total, calls.strong) == (2, 1)
-    later = [work(), *failing("a third thing entirely, unrelated to before"), work()]
-    for outcome in later:
-        t = step(t.state, outcome, Limits(), now=NOW)
-    assert agent(t).iteration == 4 and agent(t).guidance is None  # budget per phase: 2
+    t = drive([work(), *failing("a third thing entirely, unrelated to before")], state=t.state)
+    assert agent(t).role is Role.DOCTOR  # the strong call was part of the first diagnosis
+    t = drive([fix, work(), *failing("and a fourth one about the changelog entry")], state=t.state)
+    assert (agent(t).iteration, agent(t).guidance) == (5, None)  # two diagnoses per phase
 
 
 def test_an_infrastructure_failure_asks_the_doctor_at_once_and_rolls_back() -> None:
