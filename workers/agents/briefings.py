@@ -7,13 +7,14 @@ the diff against the base (capped, the cut stated), the test command's result, t
 the worker had to answer (the previous iteration's) and the worker's own report with its
 answers to it, never the worker's tool output. The judge gets the phase's goal, the
 reviewer's feedback, its own earlier answers in this phase, and is told when the iteration
-is the last.
+is the last, and the goal anchor once PLAN has advanced (docs/design.md §9).
 """
 
 from __future__ import annotations
 
 from workers.agents.context import Conversation, briefing, capped
 from workers.agents.envnote import environment_note
+from workers.agents.ladder_prompts import render_anchor
 from workers.agents.prompts import Prompts
 from workers.agents.roles import PHASE_GOALS
 from workers.agents.settings import ContextSettings
@@ -102,6 +103,7 @@ class ReviewPrompts:
             "judge.context",
             **common,
             phase_goal=PHASE_GOALS[effect.phase],
+            anchor=render_anchor(self.prompts, effect.guidance),
             last_iteration=effect.last_iteration,
             directives=self._directives(effect, files),
             tests=files.tests_seen(effect.phase, effect.iteration),

@@ -25,6 +25,7 @@ from workers.agents.testcmd import resolve_test_command
 from workers.agents.untrusted import issue_text, quoted, strip_hidden
 from workers.controller import memory
 from workers.controller.effects import RunAgent, Session
+from workers.controller.guidance import Guidance
 from workers.controller.phases import WORK_PHASES, Phase
 from workers.controller.plan import TASK_HEADER_RE, task_section
 from workers.controller.state import Feedback
@@ -140,6 +141,19 @@ def tests_note(effect: RunAgent, task: TaskContext) -> str:
     )
 
 
+def ladder_notes(effect: RunAgent) -> dict[str, object]:
+    """What the recovery ladder tells the worker (docs/design.md §9); a person's answer is
+    GitHub text, shown as data."""
+    guidance = effect.guidance or Guidance()
+    answer = quoted("a person's answer", strip_hidden(guidance.answer))
+    return {
+        "approach": guidance.approach,
+        "hint": guidance.hint,
+        "answer": answer if guidance.answer else "",
+        "reduce_scope": guidance.reduce_scope,
+    }
+
+
 class WorkerPrompts:
     """Builds the worker's conversation for one RunAgent effect."""
 
@@ -214,6 +228,7 @@ class WorkerPrompts:
             "test_command": tests_note(effect, task),
             **self._task(effect, task),
             **self._feedback(effect, files),
+            **ladder_notes(effect),
         }
         text = self.prompts.render("worker.context", **values)
         return f"{text}\n{_recital(task)}\n"

@@ -25,13 +25,14 @@ from workers.agents.budget import OutOfBudget, TaskBudget
 from workers.agents.compaction import prune
 from workers.agents.context import Conversation, WorkerPrompts
 from workers.agents.gitview import Checkout
+from workers.agents.ladder_prompts import LadderPrompts
 from workers.agents.llm import LLMAdapter, LLMError, LLMRequest, Message
 from workers.agents.loop import LoopHooks, LoopResult, StopCause, run_loop
 from workers.agents.prompts import Prompts
 from workers.agents.roles import RoleSpec, spec_for
 from workers.agents.sandbox import Sandbox
 from workers.agents.settings import AgentSettings, RunLimits
-from workers.agents.stuck import escalation_model
+from workers.agents.stuck import ladder_route
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.agents.testcmd import resolve_test_command
@@ -45,13 +46,16 @@ from workers.controller.effects import RunAgent, Session
 from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
+    DoctorDone,
     JudgeDone,
     Outcome,
+    ReplanDone,
     ReviewerDone,
     WorkerDone,
 )
 from workers.controller.phases import JUDGE_VERDICTS, Phase, Role
 from workers.controller.routing import Route, Routing
+from workers.controller.testrun import TestRun
 from workers.gitops.runner import GitError
 
 log = logging.getLogger("agentium.agents")
@@ -86,6 +90,13 @@ class _Run:
     task: TaskContext
     git: Checkout
     files: TaskFiles
+    tests: list[TestRun]  # the reviewer's test run, once made
+
+
+def infrastructure(error: LLMError) -> bool:
+    """The model's service failed (overloaded, 5xx, unreachable, rate-limited to the end),
+    not the request: the recovery ladder asks the doctor at once."""
+    return error.retryable or error.status is None or error.status >= 500
 
 
 class AgentRunner:
@@ -94,10 +105,11 @@ class AgentRunner:
         context = deps.settings.context
         self.workers = WorkerPrompts(deps.prompts, context)
         self.reviews = ReviewPrompts(deps.prompts, context)
+        self.ladder = LadderPrompts(deps.prompts, context)
 
     def run(self, effect: RunAgent, task: TaskContext, git: Checkout) -> Outcome:
         spec = spec_for(effect)
-        run = _Run(effect, spec, task, git, TaskFiles(task.state_dir))
+        run = _Run(effect, spec, task, git, TaskFiles(task.state_dir), [])
         budget = TaskBudget(self.deps.settings.budget, run.files.spend_path)
         try:
             budget.check()
@@ -107,22 +119,16 @@ class AgentRunner:
             log.warning("budget exceeded", extra={"role": spec.kind.value})
             return outcomes.BudgetExceeded(role=spec.role, detail=str(error))
         except (AgentSetupError, GitError) as error:
-            reason = str(error)
+            reason, infra = str(error), False
         except LLMError as error:
-            reason = f"the model could not be called: {error}"
+            reason, infra = f"the model could not be called: {error}", infrastructure(error)
         log.warning("agent failed", extra={"role": spec.kind.value, "reason": reason})
-        return AgentFailed(role=spec.role, error=reason)
+        return AgentFailed(role=spec.role, error=reason, infrastructure=infra)
 
     def route(self, run: _Run) -> Route:
-        route = self.deps.routing.resolve(run.effect.routing_key)
-        if run.spec.role is not Role.WORKER or run.effect.feedback is None:
-            return route
-        settings = self.deps.settings
-        stronger = escalation_model(
-            run.files, run.effect.phase, run.effect.iteration, settings.stuck,
-            settings.escalation.model,
-        )  # fmt: skip
-        return route if stronger is None else Route(adapter=route.adapter, model=stronger)
+        """The call's route: after a ladder step, the escalation model or the fallback."""
+        escalation = self.deps.settings.escalation.model
+        return ladder_route(self.deps.routing, run.effect, escalation)
 
     def _loop(self, run: _Run, budget: TaskBudget) -> LoopResult:
         route = self.route(run)
@@ -188,6 +194,10 @@ class AgentRunner:
             diff = "" if effect.phase is Phase.PLAN else run.git.diff(task.base_sha)
             tests = self.review_tests(run) if effect.phase is Phase.IMPLEMENT else ""
             return self.reviews.reviewer(effect, task, files, diff, tests)
+        if run.spec.role is Role.DOCTOR:
+            return self.ladder.doctor(effect, task)
+        if run.spec.role is Role.REPLANNER:
+            return self.ladder.replanner(effect, task, files)
         if run.spec.role is Role.JUDGE:
             earlier = files.load_session("judge") if effect.reask else None
             if earlier and effect.session is Session.CONTINUE:
@@ -205,28 +215,31 @@ class AgentRunner:
     def review_tests(self, run: _Run) -> str:
         """The test command's result for the reviewer; its status and figures are kept for
         the judge of the same iteration."""
-        text, line = self.test_run(run.task)
+        text, line, tests = self.test_run(run.task)
         run.files.record_tests(run.effect.phase, run.effect.iteration, line)
+        run.tests.extend([tests] if tests else [])
         return text
 
     def run_tests(self, task: TaskContext) -> str:
         """The repository's test command, run in the sandbox, as the reviewer sees it."""
         return self.test_run(task)[0]
 
-    def test_run(self, task: TaskContext) -> tuple[str, str]:
-        """The reviewer's text and the judge's: the status and figures (and the output)."""
+    def test_run(self, task: TaskContext) -> tuple[str, str, TestRun | None]:
+        """The reviewer's text and the judge's: the status and figures (and the output),
+        and the run (its failing tests go into the recovery ladder's failure history)."""
         command = resolve_test_command(task.checkout, task.test_command)
         if command is None:
             none = "No test command is configured in the repository's settings or detectable."
-            return none, none
+            return none, none, None
         result = self.sandbox(task).run(command, task.checkout)
-        line = describe(run_of(command, result))
+        tests = run_of(command, result)
+        line = describe(tests)
         shown = result.describe()
         if result.exit_code == 0:
             tail = "\n".join(shown.splitlines()[-PASSING_LINES:])
             shown = f"[passed: exit code 0; only the last {PASSING_LINES} lines are shown]\n{tail}"
         output = quoted("the test command's output", shown)
-        return f"{line}\n\nIts output:\n\n{output}", line
+        return f"{line}\n\nIts output:\n\n{output}", line, tests
 
     def _finish(self, run: _Run, result: LoopResult) -> Outcome:
         effect, text = run.effect, result.final_text
@@ -237,7 +250,12 @@ class AgentRunner:
         if run.spec.role is Role.WORKER:
             return self._worker_done(run, text)
         if run.spec.role is Role.REVIEWER:
-            return ReviewerDone(text=text or "(the reviewer wrote no feedback)")
+            tests = run.tests[-1] if run.tests else None
+            return ReviewerDone(text=text or "(the reviewer wrote no feedback)", tests=tests)
+        if run.spec.role is Role.DOCTOR:
+            return DoctorDone(text=result.final_text or None)
+        if run.spec.role is Role.REPLANNER:
+            return ReplanDone(text=text or None)
         if run.spec.role is Role.JUDGE:
             if result.final_text:
                 run.files.record_judge(effect.phase, effect.iteration, result.final_text)
