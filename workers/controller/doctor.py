@@ -23,6 +23,7 @@ from __future__ import annotations
 from workers.controller import signals
 from workers.controller.ladder_moves import (
     ask_replanner,
+    budgets,
     can_replan,
     ladder_step,
     next_iteration,
@@ -60,6 +61,7 @@ def ask(state: WorkflowState, ctx: Context, *, strong: bool = False) -> Transiti
         else calls.plus(state.phase, strong=False, infrastructure=infrastructure)
     )
     counted = with_recovery(state, doctor=calls)
+    counted = with_recovery(counted, budgets=budgets(counted, ctx.limits))
     model = "strong" if strong else "cheap"
     why = "an infrastructure failure" if infrastructure else "failed attempts"
     limits = ctx.limits.recovery.doctor

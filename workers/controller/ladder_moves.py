@@ -79,10 +79,18 @@ def ask_replanner(state: WorkflowState, ctx: Context, why: str) -> Transition:
     """REPLAN: a revision of the phase's approach, asked with the anchor and the failures."""
     recovery = state.recovery
     replans = {**recovery.replans, state.phase: recovery.replans.get(state.phase, 0) + 1}
-    counted = with_recovery(state, replans=replans)
     total, most = sum(replans.values()), ctx.limits.recovery.replans_per_task
+    counted = with_recovery(state, replans=replans)
+    counted = with_recovery(counted, budgets=budgets(counted, ctx.limits))
     noted = ladder_step(counted, ctx, RecoveryAction.REPLAN, f"{why}; replan {total} of {most}")
     return wait_for(noted, ctx, Role.REPLANNER)
+
+
+def budgets(state: WorkflowState, limits: Limits) -> str:
+    """The ladder's budgets as used so far, for the status comment and the dashboard."""
+    recovery = state.recovery
+    replans = f"{sum(recovery.replans.values())} of {limits.recovery.replans_per_task} replans"
+    return f"{recovery.doctor.describe(limits.recovery.doctor)}; {replans}"
 
 
 def budget_used(state: WorkflowState, limits: Limits) -> float:

@@ -85,6 +85,7 @@ class Recovery(BaseModel):
     resume: Role | None = None  # the call to make again after an infrastructure doctor call
     resume_reask: bool = False
     steps: tuple[LadderStep, ...] = ()
+    budgets: str = ""  # the ladder's budgets as last used ("2 of 10 doctor calls, ...")
 
     def phase_failures(self, phase: Phase, round_: int) -> tuple[Failure, ...]:
         return tuple(f for f in self.failures if f.phase is phase and f.round == round_)

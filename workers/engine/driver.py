@@ -16,7 +16,8 @@ import logging
 from collections.abc import Callable
 
 from workers.controller.errors import OutcomeMismatch
-from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
+from workers.controller.ladder import waiting_for_answer
+from workers.controller.outcomes import Command, HumanAnswer, HumanCommand, Outcome, Start
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
 from workers.engine.environment import environment_line, set_up
@@ -32,6 +33,7 @@ from workers.tasks.inbox import (
     CancelRequest,
     CommandRequest,
     InboxItem,
+    IssueReply,
     PullRequestClosed,
     Review,
     ReviewComment,
@@ -156,7 +158,7 @@ class Driver:
             return False
         session.effects.start()
         set_up(self.rt, session, self.config)  # before PLAN: its outcome is in the status
-        self.apply(Start())
+        self.apply(Start(record.issue_title, record.issue_body))
         return True
 
     def configure(self) -> bool:
@@ -228,6 +230,9 @@ class Driver:
                 self.close(TaskStatus.CANCELLED, item.reason)
             case CommandRequest() if self.permitted(item.user):
                 self.human(Command(item.command), item.user)
+            case IssueReply() if waiting_for_answer(self.record.workflow):
+                if self.permitted(item.user):  # an answer to the recovery ladder's question
+                    self.apply(HumanAnswer(item.body, item.user))
             case PullRequestClosed() if item.merged:
                 self.close(TaskStatus.FINISHED, "pull request merged")
             case ReviewSubmitted() | ReviewComment():

@@ -222,7 +222,7 @@ def drive(task: LocalTask, printer: EffectsPrinter) -> WorkflowState:
     """Start the controller and answer every agent call it asks for, one at a time."""
     limits = task.config.limits
     state = WorkflowState()
-    transition = step(state, Start(), limits, now=utc_now())
+    transition = step(state, Start(task.issue.title, task.issue.body), limits, now=utc_now())
     printer.show(state, transition)
     while (effect := pending_agent(transition.state, limits)) is not None:
         printer.calling(effect)
