@@ -108,6 +108,11 @@ JUDGES = (
 )
 
 
+DOCTOR = (
+    "The judge asks for different things each time: the work progresses.\n"
+    "AGENTIUM_DOCTOR: retry_with_fix answer every review item and run the tests before you finish"
+)
+
 HELPERS = '''"""Typed helpers for sections (revision {k})."""
 
 from __future__ import annotations
@@ -159,6 +164,10 @@ def replies(effect: RunAgent, k: int) -> list[Reply]:
         return [text(REVIEWS[min(effect.iteration, len(REVIEWS)) - 1])]
     if effect.wave is not None:
         return [text("The wave does what its tasks ask.\nAGENTIUM_EVAL: ADVANCE next wave")]
+    if effect.role is Role.DOCTOR:  # the recovery ladder, after two failed iterations
+        return [text(DOCTOR)]
+    if effect.role is Role.REPLANNER:
+        return [text("Revise the helpers first, then the callers.")]
     if effect.phase is Phase.IMPLEMENT:
         return [text(JUDGES[min(effect.iteration, len(JUDGES)) - 1])]
     return [text("Good enough.\nAGENTIUM_EVAL: ADVANCE done")]

@@ -74,6 +74,7 @@ class _Fields:
     issue: int | None
     sender_is_bot: bool
     comment: str
+    on_pull_request: bool = False  # an issue_comment on a pull request
 
 
 class _Sender(msgspec.Struct):
@@ -86,6 +87,7 @@ class _Repository(msgspec.Struct):
 
 class _Numbered(msgspec.Struct):
     number: int | None = None
+    pull_request: dict[str, object] | None = None
 
 
 class _Comment(msgspec.Struct):
@@ -110,6 +112,7 @@ class _Routed(msgspec.Struct):
             issue=next((n for n in numbers if n is not None), None),
             sender_is_bot=self.sender is not None and self.sender.type == "Bot",
             comment=(self.comment.body or "") if self.comment else "",
+            on_pull_request=self.issue is not None and self.issue.pull_request is not None,
         )
 
 
@@ -126,7 +129,10 @@ def _decide(event: str, fields: _Fields) -> Classified:
         return _with(found, Decision.IGNORED_ACTION)
     if fields.sender_is_bot:
         return _with(found, Decision.IGNORED_BOT)
-    if event == "issue_comment" and not COMMAND_PATTERN.search(fields.comment):
+    # On an issue, a plain comment may answer the recovery ladder's question (the worker's
+    # intake forwards it only while its task waits for one); on a PR it is nothing for us.
+    plain = event == "issue_comment" and not COMMAND_PATTERN.search(fields.comment)
+    if plain and (fields.on_pull_request or not fields.comment.strip()):
         return _with(found, Decision.IGNORED_NO_COMMAND)
     return found
 
@@ -138,7 +144,13 @@ def _from_payload(payload: dict[str, Any]) -> _Fields:
         issue=_issue_number(payload),
         sender_is_bot=_sender_is_bot(payload),
         comment=_comment_body(payload),
+        on_pull_request=_on_pull_request(payload),
     )
+
+
+def _on_pull_request(payload: dict[str, Any]) -> bool:
+    issue = payload.get("issue")
+    return isinstance(issue, dict) and issue.get("pull_request") is not None
 
 
 def _with(found: Classified, decision: Decision) -> Classified:

@@ -2,7 +2,8 @@
 
 The controller is explored breadth-first over every kind of outcome (worker results with
 and without commits, NOTHING_TO_DO, both assessor answers, each verdict, no signal, agent
-failures, budgets exceeded, stop and retry, and a human review: one review round, offered in
+failures, budgets exceeded, the recovery ladder's doctor answers, stop and retry, and a
+human review: one review round, offered in
 every state, applied only where the controller accepts it); every phase change and every
 same-phase iteration it makes must be an edge of the README's `stateDiagram-v2`, and every
 edge there must be reachable.
@@ -22,10 +23,12 @@ from workers.controller.outcomes import (
     AssessorDone,
     BudgetExceeded,
     Command,
+    DoctorDone,
     HumanCommand,
     HumanReview,
     JudgeDone,
     Outcome,
+    ReplanDone,
     ReviewerDone,
     Start,
     WorkerDone,
@@ -36,7 +39,7 @@ from workers.controller.state import WorkflowState
 from workers.controller.transitions import step
 
 README = Path(__file__).parent.parent / "README.md"
-MAX_STATES = 40_000  # about 27,000 with budgets and one review round per ending
+MAX_STATES = 40_000  # about 30,000 with budgets, the doctor and one review round per ending
 
 OUTCOMES: dict[Role, list[Outcome]] = {
     Role.WORKER: [
@@ -53,6 +56,11 @@ OUTCOMES: dict[Role, list[Outcome]] = {
         JudgeDone("AGENTIUM_EVAL: BLOCKED no access"),
         JudgeDone(None),
     ],
+    Role.DOCTOR: [
+        DoctorDone("AGENTIUM_DOCTOR: retry_with_fix add the test"),
+        DoctorDone("AGENTIUM_DOCTOR: fatal the API is gone"),
+    ],
+    Role.REPLANNER: [ReplanDone("another approach")],
 }
 for _role, _outcomes in OUTCOMES.items():
     _outcomes.append(BudgetExceeded(_role, "dollars $5.01 of $5.00"))
@@ -90,7 +98,11 @@ def controller_edges() -> set[tuple[str, str]]:
                 continue
             if after.phase != state.phase or after.iteration > state.iteration:
                 edges.add((state.phase.value, after.phase.value))
-            key = after.model_dump_json(exclude={"history", "memory"})
+            # The ladder's history (failures, steps) makes every path its own state; the
+            # budgets it has used (doctor calls, replans, ...) stay in the key.
+            ladder = {"failures", "steps", "tests", "hint", "intent"}
+            key = after.model_dump_json(exclude={"history": True, "memory": True,
+                                                 "recovery": ladder})  # fmt: skip
             if key not in seen:
                 seen.add(key)
                 todo.append(after)

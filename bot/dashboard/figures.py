@@ -10,7 +10,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 
 from bot.dashboard.model import SpendView, TaskView, parse_task
 from bot.dashboard.reader import QueueFigures
@@ -30,6 +35,7 @@ class Tally:
     tokens: Counter[tuple[str, str]] = field(default_factory=Counter)
     dollars: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     calls: Counter[str] = field(default_factory=Counter)
+    recovery: Counter[str] = field(default_factory=Counter)
     scanned: int = 0
 
     def add(self, task: TaskView) -> None:
@@ -43,6 +49,7 @@ class Tally:
         if flow.phase == "BLOCKED":
             self.blocked["paused" if flow.paused else "final"] += 1
         self.nomerge += int(task.nomerge)
+        self.recovery.update(step.action for step in flow.recovery.steps)
         self._add_spend(flow.spend)
 
     def _add_spend(self, spend: SpendView) -> None:
@@ -100,6 +107,17 @@ def _one_label(values: Mapping[str, float]) -> Samples:
     return [((name,), value) for name, value in values.items()]
 
 
+def _recovery(counts: Mapping[str, int]) -> Metric:
+    """``agentium_recovery_total{action}``: the recovery ladder's steps over the scanned
+    tasks (a task leaving the scanned window takes its steps with it)."""
+    family = CounterMetricFamily(
+        "agentium_recovery", "Recovery ladder steps, by action (scanned tasks)", labels=["action"]
+    )
+    for action, count in sorted(counts.items()):
+        family.add_metric([action], float(count))
+    return family
+
+
 def task_families(t: Tally, indexed: int) -> list[Metric]:
     blocked = {"paused": t.blocked["paused"], "final": t.blocked["final"]}
     return [
@@ -120,6 +138,7 @@ def task_families(t: Tally, indexed: int) -> list[Metric]:
         _gauge("agentium_model_cost_usd", "Dollars spent, by model", ["model"],
                _one_label(t.dollars)),
         _gauge("agentium_model_calls", "Model calls, by model", ["model"], _one_label(t.calls)),
+        _recovery(t.recovery),
     ]  # fmt: skip
 
 

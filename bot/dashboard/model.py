@@ -114,6 +114,39 @@ class PauseView(BaseModel):
     reason: str = ""
 
 
+class LadderStepView(BaseModel):
+    """One step of the recovery ladder (``LadderStep`` on the workers' side)."""
+
+    model_config = _MODEL
+
+    action: str = ""
+    phase: str = ""
+    iteration: int = 0
+    round: int = 0
+    detail: str = ""
+
+
+class AnchorView(BaseModel):
+    model_config = _MODEL
+
+    title: str = ""
+    digest: str = ""
+    goal: str = ""
+
+
+class RecoveryView(BaseModel):
+    """The recovery ladder's record of a task (docs/design.md §9)."""
+
+    model_config = _MODEL
+
+    anchor: AnchorView | None = None
+    steps: tuple[LadderStepView, ...] = ()
+    budgets: str = ""
+    fallback: tuple[str, ...] = ()
+    escalated: str | None = None
+    cuts: tuple[str, ...] = ()
+
+
 class WorkflowView(BaseModel):
     model_config = _MODEL
 
@@ -129,6 +162,7 @@ class WorkflowView(BaseModel):
     history: tuple[StepView, ...] = ()
     spend: SpendView = SpendView()
     walk: WalkView = WalkView()
+    recovery: RecoveryView = RecoveryView()
 
 
 class EnvironmentView(BaseModel):

@@ -186,25 +186,6 @@ def test_spend_is_recorded_per_call(
     assert model and figures.calls == 1 and figures.cost_usd == spent.cost_usd
 
 
-def test_stuck_worker_is_escalated_once(
-    fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
-) -> None:
-    task = task_context(checkout, tmp_path / "state")
-    for iteration, path in enumerate(["a/x.py:10", "a/y.py:12", "b/z.py:99"], 1):
-        fake.push(text(f"Still failing in {path}.\nAGENTIUM_EVAL: ITERATE fix {path}"))
-        runner.run(effect(Role.JUDGE, iteration=iteration), task, local_git(checkout))
-    feedback = Feedback(review="1. fix it", judge="fix b/z.py:99")
-    fake.push(text("tried harder"), text("again"))
-    worker = effect(Role.WORKER, iteration=4, routing_key="IMPLEMENT", feedback=feedback)
-    runner.run(worker, task, local_git(checkout))
-    assert fake.requests[-1].json["model"] == "claude-opus-5-5"
-    other = effect(
-        Role.WORKER, phase=Phase.DOCS, iteration=4, routing_key="DOCS", feedback=feedback
-    )
-    runner.run(other, task, local_git(checkout))
-    assert fake.requests[-1].json["model"] == "claude-sonnet-5-5"
-
-
 def test_the_reviewer_gets_the_feedback_the_worker_had_to_answer(
     fake: FakeAnthropic, runner: AgentRunner, checkout: Path, tmp_path: Path
 ) -> None:

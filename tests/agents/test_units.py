@@ -1,4 +1,4 @@
-"""Small pure parts: cleaning untrusted text, stuck detection, the test command, prices."""
+"""Small pure parts: cleaning untrusted text, the ladder's routes, the test command, prices."""
 
 from __future__ import annotations
 
@@ -8,10 +8,14 @@ import pytest
 
 from workers.agents.llm import LLMRequest, LLMResponse, Message, StopReason, Text, ToolCall
 from workers.agents.loop import LoopHooks, StopCause, cache_marks, run_loop
-from workers.agents.settings import RunLimits, StuckSettings
-from workers.agents.stuck import is_stuck, normalise
+from workers.agents.settings import RunLimits
+from workers.agents.stuck import ladder_route
 from workers.agents.testcmd import detect_test_command, resolve_test_command
 from workers.agents.untrusted import quoted, show_invisible, strip_hidden
+from workers.controller.effects import RunAgent
+from workers.controller.guidance import Guidance
+from workers.controller.phases import Phase, Role
+from workers.controller.routing import Route, parse_routing
 from workers.controller.spend import Usage
 from workers.defaults import load_default_agent_settings, load_default_prices
 
@@ -32,27 +36,32 @@ def test_quoted_cannot_be_closed_from_inside() -> None:
     assert block.splitlines()[1] == "````"
 
 
-def test_normalise_folds_paths_numbers_and_shas() -> None:
-    a = normalise("Test fails in src/a.py line 12 at deadbeef1")
-    b = normalise("test fails in src/b.py line 40 at cafebabe2")
-    assert a == b
+ROUTING = parse_routing(
+    {
+        "routing": {
+            "default": {"adapter": "anthropic", "model": "sonnet"},
+            "overrides": {"DOCTOR": {"model": "haiku"}},
+            "fallback": {"default": {"adapter": "scripted", "model": "backup"}},
+        }
+    }
+)
 
 
-def judgments(*texts: str) -> list[tuple[int, str]]:
-    return [(n, f"{t}\nAGENTIUM_EVAL: ITERATE {t}") for n, t in enumerate(texts, 1)]
+def call(role: Role, key: str, guidance: Guidance | None) -> RunAgent:
+    return RunAgent(role, Phase.IMPLEMENT, 2, 5, key, guidance=guidance)
 
 
-def test_stuck_needs_three_similar_iterates_in_a_row() -> None:
-    settings = StuckSettings()
-    same = ["fix the error in a.py:1", "fix the error in b.py:2", "fix the error in c.py:3"]
-    assert is_stuck(judgments(*same), settings)
-    assert not is_stuck(judgments(*same[:2]), settings)
-    assert not is_stuck(
-        judgments(same[0], "add a completely different test suite", *same[1:]), settings
-    )
-    advanced = judgments(*same)
-    advanced[1] = (2, "ok\nAGENTIUM_EVAL: ADVANCE ok")
-    assert not is_stuck(advanced, settings)
+def test_the_ladder_routes_escalated_workers_and_rolled_back_roles() -> None:
+    plain = call(Role.WORKER, "IMPLEMENT", None)
+    assert ladder_route(ROUTING, plain, "opus") == Route("anthropic", "sonnet")
+    escalated = call(Role.WORKER, "IMPLEMENT", Guidance(escalate=True))
+    assert ladder_route(ROUTING, escalated, "opus") == Route("anthropic", "opus")
+    rolled = call(Role.JUDGE, "IMPLEMENT_JUDGE", Guidance(fallback=True))
+    assert ladder_route(ROUTING, rolled, "opus") == Route("scripted", "backup")
+    doctor = call(Role.DOCTOR, "DOCTOR", Guidance(strong=False))
+    assert ladder_route(ROUTING, doctor, "opus") == Route("anthropic", "haiku")
+    no_fallback = parse_routing({"routing": {"default": {"adapter": "anthropic", "model": "x"}}})
+    assert ladder_route(no_fallback, rolled, "opus") == Route("anthropic", "x")
 
 
 def test_test_command_detection(tmp_path: Path) -> None:

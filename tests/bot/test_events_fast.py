@@ -71,6 +71,9 @@ def test_fast_and_full_parse_decide_alike(event: str, payload: dict, ascii_only:
         b'[{"action":"labeled"}]',
         b'{"action":"labeled","deep":' + b"[" * 950 + b"]" * 950 + b"}",
         '{"action":"labeled","issue":{"number":5},"x":"é ✓"}'.encode("utf-16"),
+        b'{"action":"created","issue":{"number":3,"pull_request":{"url":"u"}},"comment":{"body":"hi"}}',
+        b'{"action":"created","issue":{"number":3,"pull_request":"u"},"comment":{"body":"hi"}}',
+        b'{"action":"created","issue":{"number":3,"pull_request":null},"comment":{"body":"hi"}}',
     ],
 )
 def test_unusual_bodies_decide_alike(body: bytes) -> None:

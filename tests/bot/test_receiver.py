@@ -17,7 +17,7 @@ from tests.support import SECRET, delivery_headers, encode, payload
 # Every payload in the corpus: (event, file name) -> (status, decision).
 CORPUS_EXPECTATIONS = {
     ("installation", "created"): (202, "enqueued"),
-    ("issue_comment", "created.1"): (202, "ignored:no_command"),
+    ("issue_comment", "created.1"): (202, "enqueued"),  # maybe an answer to a question
     ("issues", "assigned"): (202, "enqueued"),
     ("issues", "labeled"): (202, "enqueued"),
     ("issues", "opened"): (202, "ignored:action"),
@@ -177,6 +177,20 @@ def test_command_comment_is_enqueued(client: TestClient, redis_client: redis.Red
     data = payload("issue_comment", "created.1")
     data["comment"]["body"] = "Thanks!\n/agentium status"
     assert post(client, "issue_comment", encode(data)) == (202, {"decision": "enqueued"})
+    assert len(intake(redis_client)) == 1
+
+
+def test_a_plain_comment_is_enqueued_on_an_issue_not_on_a_pr(
+    client: TestClient, redis_client: redis.Redis
+) -> None:
+    data = payload("issue_comment", "created.1")
+    data["comment"]["body"] = "Use a semicolon."  # maybe the answer to the bot's question
+    assert post(client, "issue_comment", encode(data)) == (202, {"decision": "enqueued"})
+    data["issue"]["pull_request"] = {"url": "https://api.github.com/repos/o/r/pulls/1"}
+    assert post(client, "issue_comment", encode(data)) == (
+        202,
+        {"decision": "ignored:no_command"},
+    )
     assert len(intake(redis_client)) == 1
 
 

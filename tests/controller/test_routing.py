@@ -103,3 +103,27 @@ def test_every_agent_has_a_valid_key() -> None:
         for role in (Role.WORKER, Role.REVIEWER, Role.JUDGE):
             assert routing_key(role, phase) in VALID_KEYS
     assert routing_key(Role.ASSESSOR, Phase.PLAN) == "PLAN_COMPLEXITY"
+
+
+def test_the_ladder_has_its_keys_and_a_fallback_route() -> None:
+    routing = load_default_routing()
+    assert routing_key(Role.DOCTOR, Phase.IMPLEMENT) == "DOCTOR"
+    assert routing_key(Role.DOCTOR, Phase.IMPLEMENT, strong=True) == "DOCTOR_STRONG"
+    assert routing_key(Role.REPLANNER, Phase.DOCS) == "REPLAN"
+    assert routing.resolve("DOCTOR") == Route("anthropic", "claude-haiku-5-5")
+    assert routing.resolve("DOCTOR_STRONG") == Route("anthropic", "claude-opus-5-5")
+    assert routing.resolve("REPLAN") == Route("anthropic", "claude-sonnet-5-5")
+    assert routing.resolve_fallback("IMPLEMENT") == Route("anthropic", "claude-opus-5-5")
+
+
+def test_a_fallback_route_is_validated_and_laid_over_the_base() -> None:
+    base = {"default": {"adapter": "anthropic", "model": "m"}}
+    with pytest.raises(ConfigError, match=r"routing\.fallback\.default\.model: missing"):
+        parse_routing({"routing": {**base, "fallback": {"default": {"adapter": "anthropic"}}}})
+    nested = {"default": {"adapter": "anthropic", "model": "f"}, "fallback": {}}
+    with pytest.raises(ConfigError, match="no fallback of its own"):
+        parse_routing({"routing": {**base, "fallback": nested}})
+    defaults = load_default_routing()
+    repo = parse_routing({"routing": {"fallback": {"default": {"model": "x"}}}}, base=defaults)
+    assert repo.resolve_fallback("PLAN") == Route("anthropic", "x")
+    assert parse_routing({"routing": {}}, base=defaults).fallback == defaults.fallback

@@ -1,5 +1,6 @@
-"""Property tests over random runs: random limits, verdicts, commits, failures, budgets and
-human review rounds (reviews that arrive while the task runs are queued, as the caller does)."""
+"""Property tests over random runs: random limits, verdicts, commits, failures, budgets,
+human review rounds (reviews that arrive while the task runs are queued, as the caller does)
+and the recovery ladder's calls (doctor and replanner answers, questions answered)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from workers.controller.effects import (
     RunAgent,
     RunWave,
 )
+from workers.controller.ladder import waiting_for_answer
+from workers.controller.ladder_state import RecoveryAction
 from workers.controller.limits import Limits, PhaseLimits
 from workers.controller.moves import Transition
 from workers.controller.outcomes import (
@@ -24,10 +27,13 @@ from workers.controller.outcomes import (
     AssessorDone,
     BudgetExceeded,
     Command,
+    DoctorDone,
+    HumanAnswer,
     HumanCommand,
     HumanReview,
     JudgeDone,
     Outcome,
+    ReplanDone,
     ReviewerDone,
     Start,
     SubtaskResult,
@@ -38,12 +44,26 @@ from workers.controller.phases import WORK_PHASES, Phase, Role
 from workers.controller.plan import plan_tasks
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.state import WorkflowState
+from workers.controller.testrun import TestRun
 from workers.controller.transitions import step
 
 MAX_TASKS = 3
 MAX_FAILURES = 2
 MAX_ROUNDS = 2
 JUDGE_ANSWERS = ("ADVANCE", "ITERATE", "BLOCKED", "none", "chatter", "fail")
+# ITERATE reasons: the same one again makes the ladder act; failing tests likewise.
+REASONS = (
+    "why",
+    "the parser still drops the inline comment after a value",
+    "the parser still drops an inline comment after the value",
+    "the new tests do not cover a missing section header at all",
+)
+DOCTOR_ANSWERS = (
+    "retry_with_fix add a test",
+    "replan split it",
+    "fatal cannot",
+    "rollback_provider",
+)
 
 phase_limits = st.builds(
     PhaseLimits,
@@ -76,7 +96,8 @@ class Run:
         # a wave: subtasks, reviewer, judge + re-ask, per attempt; then the iteration's own
         per_wave = 2 * 4
         per_iteration = MAX_TASKS * per_wave + 1 + 1 + 2  # + assessor, reviewer, judge, re-ask
-        return (sum(most) * per_iteration + MAX_FAILURES * 2) * (1 + self.rounds)
+        ladder = self.limits.recovery.doctor.per_task + self.limits.recovery.replans_per_task
+        return (sum(most) * per_iteration + MAX_FAILURES * 2) * (1 + self.rounds) + ladder
 
 
 def plan_text(data: st.DataObject, tasks: int) -> tuple[str, bool]:
@@ -133,18 +154,52 @@ def draw_outcome(data: st.DataObject, run: Run, pending: RunAgent) -> tuple[Outc
         text = None if answer == "none" else f"AGENTIUM_EVAL: {answer}"
         return AssessorDone(text), "assess"
     if pending.role is Role.REVIEWER:
-        return ReviewerDone("review"), "review"
+        failing = data.draw(st.sampled_from([(), ("t.py::a",), ("t.py::a", "t.py::b")]))
+        return ReviewerDone(
+            "review", TestRun(exit_code=1 if failing else 0, failing=failing)
+        ), "review"
+    if pending.role is Role.DOCTOR:
+        said = data.draw(st.sampled_from([*DOCTOR_ANSWERS, "unsure", "fail"]))
+        if said == "fail":
+            return AgentFailed(Role.DOCTOR, "overloaded", infrastructure=True), "doctor"
+        return DoctorDone(f"Diagnosis.\nAGENTIUM_DOCTOR: {said}"), "doctor"
+    if pending.role is Role.REPLANNER:
+        return ReplanDone(data.draw(st.sampled_from(["Do it another way.", None]))), "replan"
     answers = JUDGE_ANSWERS if can_fail else JUDGE_ANSWERS[:-1]
     answer = data.draw(st.sampled_from(answers))
     if answer == "fail":
-        return AgentFailed(Role.JUDGE, "overloaded"), answer
+        infrastructure = data.draw(st.booleans())
+        return AgentFailed(Role.JUDGE, "overloaded", infrastructure=infrastructure), answer
     texts = {"none": None, "chatter": "I am not sure."}
-    return JudgeDone(texts.get(answer, f"Because.\nAGENTIUM_EVAL: {answer} why")), answer
+    reason = data.draw(st.sampled_from(REASONS))
+    return JudgeDone(texts.get(answer, f"Because.\nAGENTIUM_EVAL: {answer} {reason}")), answer
+
+
+def scope_reduced(before: WorkflowState, after: WorkflowState) -> bool:
+    """The ladder cut the scope in this step (an override: the round ends NOMERGE)."""
+    new = after.recovery.steps[len(before.recovery.steps) :]
+    return any(s.action is RecoveryAction.REDUCE_SCOPE for s in new)
+
+
+def check_ladder(run: Run, before: WorkflowState, state: WorkflowState) -> None:
+    """Bounded: never more replans or doctor calls than the budgets; the anchor never moves."""
+    limits, recovery = run.limits.recovery, state.recovery
+    assert all(n <= limits.replans_per_phase for n in recovery.replans.values())
+    assert sum(recovery.replans.values()) <= limits.replans_per_task
+    calls, doctor = recovery.doctor, limits.doctor
+    assert calls.total <= doctor.per_task and calls.strong <= doctor.strong
+    assert calls.infrastructure <= doctor.infrastructure
+    assert all(n <= doctor.per_phase for n in calls.by_phase.values())
+    if before.recovery.anchor is not None:
+        assert state.recovery.anchor == before.recovery.anchor
+    if state.recovery.anchor is None:
+        assert state.phase is Phase.PLAN or state.phase.is_terminal
 
 
 def forced_advance(before: WorkflowState, after: WorkflowState, meaning: str) -> bool:
     """Observed, not read from flags: the phase moved on although the judge did not ADVANCE."""
     plain = ("work", "assess", "review", "retry", "ADVANCE", "budget", "human review")
+    plain += ("answer",)
     if meaning in plain or before.phase is after.phase:
         return False
     moved_on = after.phase is not Phase.BLOCKED or after.end_reason.startswith("no changes")
@@ -231,8 +286,10 @@ def test_random_runs_terminate_within_the_limits(data: st.DataObject, limits: Li
         elif pending is None:
             if transition.state.paused is None:
                 break
-            outcome = HumanCommand(Command.RETRY)
-            meaning = "retry"
+            if waiting_for_answer(transition.state) and data.draw(st.booleans()):
+                outcome, meaning = HumanAnswer("Use the other parser.", "alice"), "answer"
+            else:
+                outcome, meaning = HumanCommand(Command.RETRY), "retry"
         else:
             queue_review(data, run, transition.state)
             run.agent_calls += 1
@@ -246,7 +303,9 @@ def test_random_runs_terminate_within_the_limits(data: st.DataObject, limits: Li
         before = transition.state
         transition = step(before, outcome, limits, now=NOW)
         run.forced = run.forced or forced_advance(before, transition.state, meaning)
+        run.forced = run.forced or scope_reduced(before, transition.state)
         check_invariants(run, transition)
+        check_ladder(run, before, transition.state)
         assert run.agent_calls <= run.bound()
     final = transition.state
     assert final.phase.is_terminal
@@ -260,6 +319,8 @@ def test_random_runs_terminate_within_the_limits(data: st.DataObject, limits: Li
     assert final.round == run.rounds == run.replies
     assert not run.queued or final.phase is not Phase.COMPLETE  # kept for a BLOCKED task
     event(f"{final.phase} {final.pr_result} rounds={final.round}")
+    for action in sorted({s.action.value for s in final.recovery.steps}):
+        event(f"ladder: {action}")
     if final.phase is Phase.COMPLETE:
         assert final.pr_open and final.has_commits
         assert final.pr_result == ("nomerge" if run.forced else "ready")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.controller.controller_support import NOW, drive, of_type
+from tests.controller.controller_support import HINT, NOW, drive, of_type
 from workers.controller.effects import (
     BLOCKED_LABEL,
     CommentKind,
@@ -172,14 +172,16 @@ def test_iterate_reruns_the_phase_with_the_feedback() -> None:
 
 
 def test_reviewer_and_judge_run_on_the_last_iteration() -> None:
-    t = drive([*plan_complex(judge("ITERATE"), judge("ITERATE")), WorkerDone(PLAN_TEXT)])
+    outcomes = [*plan_complex(judge("ITERATE"), judge("ITERATE")), WorkerDone(PLAN_TEXT)]
+    t = drive(outcomes, answer_doctor=HINT)
     assert agent(t).role is Role.REVIEWER
     t = step(t.state, REVIEW, Limits(), now=NOW)
     assert agent(t).role is Role.JUDGE and agent(t).last_iteration
 
 
 def test_iterate_on_the_last_iteration_is_overridden() -> None:
-    t = drive(plan_complex(judge("ITERATE"), judge("ITERATE"), judge("ITERATE", "still vague")))
+    outcomes = plan_complex(judge("ITERATE"), judge("ITERATE"), judge("ITERATE", "still vague"))
+    t = drive(outcomes, answer_doctor=HINT)
     assert (t.state.phase, t.state.iteration) == (Phase.IMPLEMENT, 1)
     assert t.state.controller_overrode
     (override,) = t.state.overrides
@@ -239,7 +241,7 @@ def test_complete_marks_ready_when_not_overridden() -> None:
 def test_complete_after_an_override_posts_nomerge_with_every_reason() -> None:
     outcomes = plan_complex(judge("ITERATE"), judge("ITERATE"), judge("ITERATE"))
     outcomes += [work(), REVIEW, judge("ADVANCE"), work(), REVIEW, judge("BLOCKED")]
-    t = drive(outcomes)
+    t = drive(outcomes, answer_doctor=HINT)
     (nomerge,) = of_type(t.effects, PostNomerge)
     assert [o.rule for o in nomerge.overrides] == [
         OverrideRule.MAX_ITERATIONS,
@@ -278,7 +280,8 @@ def test_a_verdict_resets_the_no_signal_count() -> None:
             REVIEW,
             JudgeDone(None),
             judge("ITERATE"),
-        ]
+        ],
+        answer_doctor=HINT,
     )
     assert t.state.no_signal_count == 0 and t.state.iteration == 3
 
@@ -340,7 +343,7 @@ def test_implement_without_commits_is_blocked(verdicts: list[str]) -> None:
     outcomes: list[Outcome] = list(TO_IMPLEMENT)
     for verdict in verdicts:
         outcomes += [work(commits=False), REVIEW, judge(verdict)]
-    t = drive(outcomes)
+    t = drive(outcomes, answer_doctor=HINT)
     assert t.state.phase is Phase.BLOCKED and "no changes" in t.state.end_reason
     assert not of_type(t.effects, MarkReady)
 

@@ -46,3 +46,16 @@ def test_partial_settings_take_defaults() -> None:
 def test_invalid_settings_name_the_key(data: dict[str, object], named: str) -> None:
     with pytest.raises(ConfigError, match=named.replace(".", r"\.")):
         parse_workflow_config(data, "agentium.yml")
+
+
+def test_the_recovery_ladders_limits_are_shipped_and_validated() -> None:
+    recovery = load_default_workflow_config().limits.recovery
+    assert (recovery.same_failures, recovery.near_end, recovery.escalation) == (2, 0.8, True)
+    assert (recovery.replans_per_phase, recovery.replans_per_task) == (1, 5)
+    doctor = recovery.doctor
+    assert (doctor.min_attempts, doctor.per_phase, doctor.per_task) == (2, 2, 10)
+    assert (doctor.strong, doctor.infrastructure) == (5, 3)
+    with pytest.raises(ConfigError, match=r"limits\.recovery\.same_failures"):
+        parse_workflow_config({"limits": {"recovery": {"same_failures": 1}}})
+    with pytest.raises(ConfigError, match=r"limits\.recovery\.doctor\.cheap"):
+        parse_workflow_config({"limits": {"recovery": {"doctor": {"cheap": 1}}}})

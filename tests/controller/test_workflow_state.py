@@ -6,7 +6,7 @@ import json
 
 import redis
 
-from tests.controller.controller_support import drive
+from tests.controller.controller_support import HINT, drive
 from workers.controller.core import HISTORY_KEPT, with_entry
 from workers.controller.outcomes import AssessorDone, JudgeDone, ReviewerDone, WorkerDone
 from workers.controller.phases import Path, Phase, Role
@@ -18,17 +18,19 @@ PLAN = "### Task 1: a\nAGENTIUM_MEMORY: KEY_FACT uses OAuth2"
 
 
 def busy_state() -> WorkflowState:
-    """A state with every kind of field filled: path, memory, history, overrides, feedback."""
+    """A state with every kind of field filled: path, memory, history, overrides, feedback,
+    the recovery ladder's (a doctor's hint, failures)."""
     iterate = [ReviewerDone("r"), JudgeDone("AGENTIUM_EVAL: ITERATE more")]
     plan = [WorkerDone(PLAN), AssessorDone("AGENTIUM_EVAL: COMPLEX"), *iterate]
     plan += [WorkerDone(PLAN), *iterate, WorkerDone(PLAN), *iterate]  # PLAN 3: override
     implement = [WorkerDone("impl", made_commits=True), *iterate]
-    return drive([*plan, *implement]).state
+    return drive([*plan, *implement], answer_doctor=HINT).state
 
 
 def test_json_round_trip_keeps_everything() -> None:
     state = busy_state()
     assert state.controller_overrode and state.memory and state.history and state.pr_open
+    assert state.recovery.failures and state.recovery.hint and state.recovery.intent
     assert WorkflowState.model_validate_json(state.model_dump_json()) == state
 
 

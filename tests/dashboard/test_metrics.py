@@ -14,7 +14,7 @@ from bot.app import WEBHOOK_PATH
 from bot.metrics import decision_label, event_label
 from config import keys
 from tests.dashboard.conftest import MakeClient
-from tests.dashboard.stored import store_examples
+from tests.dashboard.stored import finished, record, store, store_examples
 from tests.support import delivery_headers, encode, payload
 from workers.processes.embedded_redis import free_port
 
@@ -126,3 +126,20 @@ def test_redis_down_still_answers(make_client: MakeClient) -> None:
     assert value(samples, "agentium_redis_up") == 0
     assert ("agentium_tasks_indexed", frozenset()) not in samples
     assert value(samples, "agentium_webhook_duration_seconds_count") == 0
+
+
+def test_recovery_steps_are_counted_by_action(redis_client: redis.Redis, local: TestClient) -> None:
+    store(
+        redis_client,
+        record("a/b", 1, finished("replan-then-pass")),
+        record("a/b", 2, finished("scope-reduced")),
+        record("a/b", 3, finished("provider-rollback")),
+    )
+    samples = scrape(local)
+    total = "agentium_recovery_total"
+    assert value(samples, total, action="escalate_model") == 2
+    assert value(samples, total, action="replan") == 2
+    assert value(samples, total, action="reduce_scope") == 1
+    assert value(samples, total, action="rollback_provider") == 1
+    assert value(samples, total, action="doctor") == 1
+    assert value(samples, total, action="stop") == 0

@@ -165,3 +165,26 @@ def test_the_task_page_shows_the_environment_step(
     assert "ok in 12.3 s" in page and "from the worker's cache" in page
     assert "The end of its log" not in page
     assert "<dt>Environment</dt>" not in local.get("/tasks/a/b/3").text
+
+
+def test_the_task_page_shows_the_recovery_ladder(
+    redis_client: redis.Redis, local: TestClient
+) -> None:
+    store(
+        redis_client,
+        record("a/b", 4, finished("scope-reduced")),
+        record("a/b", 5, finished("nothing-to-do")),
+    )
+    html = local.get("/tasks/a/b/4").text
+    section = html.split("<h2>Recovery</h2>")[1].split("<h2>")[0]
+    assert "Goal anchor:" in section and "import and export contacts as vCard." in section
+    steps = section.split('<ol class="recovery">')[1].split("</ol>")[0]
+    assert re.findall(r"<code>(\w+)</code>", steps) == [
+        "escalate_model",
+        "replan",
+        "reduce_scope",
+    ]
+    assert "0 of 10 doctor calls" in section and "1 of 5 replans" in section
+    assert "worker escalated in IMPLEMENT" in section
+    assert "Left out (scope reduced): photos in exported vCards" in section
+    assert "<h2>Recovery</h2>" not in local.get("/tasks/a/b/5").text

@@ -23,6 +23,8 @@ ROLE_MARKERS = (
     ("You are the plan reviewer", Role.REVIEWER),
     ("You are the judge", Role.JUDGE),
     ("You are the worker agent", Role.WORKER),
+    ("You are the doctor", Role.DOCTOR),
+    ("You are the replanner", Role.REPLANNER),
 )
 
 

@@ -12,13 +12,16 @@ from rq import Queue
 
 from config.wire import DeliveryMeta
 from tests.support import payload
+from workers.controller.ladder import QUESTION_REASON
+from workers.controller.phases import Phase, Role
+from workers.controller.state import Awaiting, Pause
 from workers.engine.scheduling import step_job_id
 from workers.intake import deliveries
 from workers.intake.apply import CANCEL_WAIT_S
 from workers.intake.deliveries import process_delivery
 from workers.intake.intents import Rules
 from workers.jobs import scheduler
-from workers.tasks.inbox import CancelRequest, CommandRequest
+from workers.tasks.inbox import CancelRequest, CommandRequest, IssueReply
 from workers.tasks.lease import hold
 from workers.tasks.record import TaskStatus, task_key
 from workers.tasks.store import TaskStore
@@ -146,6 +149,30 @@ def test_command_goes_to_the_task_inbox(redis_client: redis.Redis) -> None:
     assert item.command == "stop" and item.args == "now"
     assert item.user == "Codertocat" and item.delivery == "c1"
     assert step_job_id(KEY, 0, "dc1") in queue(redis_client).job_ids  # heard at once
+
+
+def test_a_plain_comment_is_an_answer_only_while_a_question_waits(
+    redis_client: redis.Redis,
+) -> None:
+    run(redis_client, "issues", labeled(), "start")
+    data = payload("issue_comment", "created.1")
+    data["comment"]["body"] = "Use a semicolon."
+    assert "no question waits" in run(redis_client, "issue_comment", data, "c1")
+    store = TaskStore(redis_client)
+    assert store.inbox(KEY) == []
+    record = store.get(KEY)
+    assert record is not None
+    point = Pause(
+        phase=Phase.IMPLEMENT,
+        awaiting=Awaiting(role=Role.WORKER),
+        reason=f"{QUESTION_REASON} (after 3 same failures in IMPLEMENT)",
+    )
+    record.workflow = record.workflow.model_copy(update={"phase": Phase.BLOCKED, "paused": point})
+    store.save(record, lease=None)
+    assert run(redis_client, "issue_comment", data, "c2") == "forwarded_reply"
+    [item] = store.inbox(KEY)
+    assert isinstance(item, IssueReply) and item.body == "Use a semicolon."
+    assert item.user == "Codertocat" and item.delivery == "c2"
 
 
 def test_unknown_command_is_ignored(redis_client: redis.Redis) -> None:

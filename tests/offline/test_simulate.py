@@ -27,6 +27,13 @@ SEED_ENDINGS = {
 }
 
 
+# docs/design.md §9: a phase's second failed iteration asks the doctor.
+LADDER = {
+    "issue-99-iterations.yml": ["doctor", "retry_with_fix"],
+    "issue-77-auto-advance.yml": ["doctor", "retry_with_fix"],
+}
+
+
 @pytest.mark.parametrize("name", sorted(SEED_ENDINGS))
 def test_seed_examples_end_as_design_decides(name: str) -> None:
     path, overrode, pr, iterations = SEED_ENDINGS[name]
@@ -39,6 +46,7 @@ def test_seed_examples_end_as_design_decides(name: str) -> None:
         "iterations": iterations,
         "review_rounds": 0,
         "spend": {"tokens": 0, "usd": 0.0},
+        "recovery": LADDER.get(name, []),
     }
     assert "trace" in load_scenario(SCENARIOS / name).expect, "seed scenarios pin the trace"
 
@@ -74,6 +82,7 @@ def test_main_prints_the_trace_then_one_json_summary_line(
         "iterations",
         "review_rounds",
         "spend",
+        "recovery",
     ]
     assert summary["pr"] == "ready"
 
@@ -136,6 +145,8 @@ def test_main_reports_a_malformed_scenario(
         ("baseline: passed\nsteps: []\n", 1, "baseline must be a mapping"),
         ("steps:\n  - reviewer: {text: r, tests: {exit: 1}}\n", 2, "unknown key 'exit'"),
         ("steps:\n  - reviewer: {txt: r}\n", 2, "unknown key 'txt'"),
+        ("steps:\n  - reviewer: {failing: [a], tests: {}}\n", 2, "tests or failing, not both"),
+        ("steps:\n  - reviewer: {failing: a}\n", 2, "reviewer.failing: expected list"),
         ("steps:\n  - worker: a\n  - worker: b\n", 3, "asks for the assessor"),
         (
             "steps:\n  - worker: 'AGENTIUM_STATUS: NOTHING_TO_DO'\n  - assessor: null\n",
@@ -250,6 +261,15 @@ steps:
     assert scenario.steps[-1].text == "r"
     assert parse_scenario("baseline: {}\nsteps: []\n").baseline == TestRun(
         command=TEST_COMMAND, exit_code=0
+    )
+
+
+def test_a_reviewers_failing_tests_are_short_for_its_test_run() -> None:
+    short = parse_scenario("steps:\n  - reviewer: {text: r, failing: [t::a, t::b]}\n")
+    full = parse_scenario("steps:\n  - reviewer: {text: r, tests: {failing: [t::a, t::b]}}\n")
+    assert short.steps[0].tests == full.steps[0].tests
+    assert full.steps[0].tests == TestRun(
+        command=TEST_COMMAND, exit_code=1, failing=("t::a", "t::b")
     )
 
 

@@ -132,7 +132,7 @@ def test_null_keeps_the_default(defaults: RepoConfigDefaults) -> None:
     text = "trigger_label: null\nlimits:\n  SIMPLE: {PLAN: ~}\ntest_command:\nbudgets: null\n"
     config = parse_repo_config(text, defaults)
     assert config.trigger_label == "agentium"
-    assert config.limits == defaults.workflow.limits
+    assert config.workflow.limits == defaults.workflow.limits
     assert config.test_command is None
     assert config.budget == defaults.agents.budget
 

@@ -10,7 +10,8 @@ reports), never the worker's tool output. The judge gets the phase's goal, the
 iteration's facts as the bot measured them (the files changed, from the diff stat; the
 test command's figures against the base commit's, the newly failing tests quoted), the
 reviewer's feedback, its own earlier answers in this phase, and is told when the iteration
-is the last. Both are told where the plan's waves stand.
+is the last, and the goal anchor once PLAN has advanced (docs/design.md §9). Both are told
+where the plan's waves stand.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from workers.agents import wavefiles
 from workers.agents.context import Conversation, briefing, capped
 from workers.agents.envnote import environment_note
+from workers.agents.ladder_prompts import render_anchor
 from workers.agents.prompts import Prompts
 from workers.agents.roles import PHASE_GOALS
 from workers.agents.settings import ContextSettings
@@ -134,6 +136,7 @@ class ReviewPrompts:
             phase_goal=PHASE_GOALS[effect.phase],
             waves=waves,
             plan_check=findings_note(effect, task.plan_findings),
+            anchor=render_anchor(self.prompts, effect.guidance),
             last_iteration=effect.last_iteration,
             directives=self._directives(effect, files),
             files_changed=quoted("the diff stat", stat) if stat else "",

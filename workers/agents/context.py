@@ -26,6 +26,7 @@ from workers.agents.testreport import headline, listed
 from workers.agents.untrusted import issue_text, quoted, strip_hidden
 from workers.controller import gate, memory
 from workers.controller.effects import RunAgent, Session
+from workers.controller.guidance import Guidance
 from workers.controller.phases import WORK_PHASES, Phase
 from workers.controller.plan import TASK_HEADER_RE
 from workers.controller.state import Feedback
@@ -145,6 +146,19 @@ def tests_note(effect: RunAgent, task: TaskContext) -> str:
     return said + (gated if effect.phase is Phase.IMPLEMENT else "")
 
 
+def ladder_notes(effect: RunAgent) -> dict[str, object]:
+    """What the recovery ladder tells the worker (docs/design.md §9); a person's answer is
+    GitHub text, shown as data."""
+    guidance = effect.guidance or Guidance()
+    answer = quoted("a person's answer", strip_hidden(guidance.answer))
+    return {
+        "approach": guidance.approach,
+        "hint": guidance.hint,
+        "answer": answer if guidance.answer else "",
+        "reduce_scope": guidance.reduce_scope,
+    }
+
+
 class WorkerPrompts:
     """Builds the worker's conversation for one RunAgent effect."""
 
@@ -228,6 +242,7 @@ class WorkerPrompts:
             "test_command": tests_note(effect, task),
             **self._task(effect, task),
             **self._feedback(effect, files),
+            **ladder_notes(effect),
         }
         text = self.prompts.render("worker.context", **values)
         return f"{text}\n{_recital(task)}\n"

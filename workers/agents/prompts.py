@@ -25,6 +25,8 @@ def signal_formats() -> dict[str, str]:
         "assessment_instruction": signals.verdict_instruction(ASSESSOR_VERDICTS),
         "status_instruction": signals.status_instruction(),
         "memory_instruction": signals.memory_instruction(),
+        "doctor_instruction": signals.doctor_instruction(),
+        "scope_cut_instruction": signals.scope_cut_instruction(),
     }
 
 

@@ -1,4 +1,4 @@
-"""The seven agents: which prompts, tools and limits each RunAgent effect gets.
+"""The nine agents: which prompts, tools and limits each RunAgent effect gets.
 
 | effect                      | agent         | system prompt        | tools      |
 |-----------------------------|---------------|----------------------|------------|
@@ -9,6 +9,10 @@
 | REVIEWER, IMPLEMENT or DOCS | code reviewer | code_reviewer.system | read-only  |
 | JUDGE, any phase            | judge         | judge.system         | none       |
 | ASSESSOR, PLAN              | assessor      | assessor.system      | none       |
+| DOCTOR, any phase           | doctor        | doctor.system        | none       |
+| REPLANNER, any phase        | replanner     | replanner.system     | read-only  |
+
+The doctor and the replanner are the recovery ladder's calls (docs/design.md §9).
 
 All workers share one system prompt, so a SIMPLE worker conversation can go on from
 IMPLEMENT into DOCS; the phase's instructions travel in the briefing.
@@ -32,6 +36,8 @@ class AgentKind(StrEnum):
     CODE_REVIEWER = "code_reviewer"
     JUDGE = "judge"
     ASSESSOR = "assessor"
+    DOCTOR = "doctor"
+    REPLANNER = "replanner"
 
 
 @dataclass(frozen=True)
@@ -84,4 +90,9 @@ def spec_for(effect: RunAgent) -> RoleSpec:
     if effect.role is Role.ASSESSOR:
         kind = AgentKind.ASSESSOR
         return RoleSpec(kind, Role.ASSESSOR, "assessor.system", ToolAccess.NONE, "assessor")
+    if effect.role is Role.DOCTOR:
+        return RoleSpec(AgentKind.DOCTOR, Role.DOCTOR, "doctor.system", ToolAccess.NONE, "doctor")
+    if effect.role is Role.REPLANNER:
+        kind = AgentKind.REPLANNER
+        return RoleSpec(kind, Role.REPLANNER, "replanner.system", ToolAccess.READ, "replanner")
     raise UnknownAgent(f"no agent for {effect.role} in {effect.phase}")

@@ -26,13 +26,14 @@ from workers.agents.budget import OutOfBudget, TaskBudget
 from workers.agents.compaction import prune
 from workers.agents.context import Conversation, WorkerPrompts
 from workers.agents.gitview import Checkout
+from workers.agents.ladder_prompts import LadderPrompts
 from workers.agents.llm import LLMAdapter, LLMError, LLMRequest, Message
 from workers.agents.loop import LoopHooks, LoopResult, StopCause, run_loop
 from workers.agents.prompts import Prompts
 from workers.agents.roles import RoleSpec, spec_for
 from workers.agents.sandbox import Sandbox
 from workers.agents.settings import AgentSettings, RunLimits
-from workers.agents.stuck import escalation_model
+from workers.agents.stuck import ladder_route
 from workers.agents.subtask_prompts import SubtaskPrompts
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
@@ -45,8 +46,10 @@ from workers.controller.effects import RunAgent, Session
 from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
+    DoctorDone,
     JudgeDone,
     Outcome,
+    ReplanDone,
     ReviewerDone,
     WorkerDone,
 )
@@ -88,6 +91,12 @@ class _Run:
     files: TaskFiles
 
 
+def infrastructure(error: LLMError) -> bool:
+    """The model's service failed (overloaded, 5xx, unreachable, rate-limited to the end),
+    not the request: the recovery ladder asks the doctor at once."""
+    return error.retryable or error.status is None or error.status >= 500
+
+
 class AgentRunner:
     def __init__(self, deps: AgentDeps) -> None:
         self.deps = deps
@@ -95,6 +104,7 @@ class AgentRunner:
         self.workers = WorkerPrompts(deps.prompts, context)
         self.subtasks = SubtaskPrompts(self.workers)
         self.reviews = ReviewPrompts(deps.prompts, context)
+        self.ladder = LadderPrompts(deps.prompts, context)
 
     def run(self, effect: RunAgent, task: TaskContext, git: Checkout) -> Outcome:
         spec = spec_for(effect)
@@ -108,22 +118,16 @@ class AgentRunner:
             log.warning("budget exceeded", extra={"role": spec.kind.value})
             return outcomes.BudgetExceeded(role=spec.role, detail=str(error))
         except (AgentSetupError, GitError) as error:
-            reason = str(error)
+            reason, infra = str(error), False
         except LLMError as error:
-            reason = f"the model could not be called: {error}"
+            reason, infra = f"the model could not be called: {error}", infrastructure(error)
         log.warning("agent failed", extra={"role": spec.kind.value, "reason": reason})
-        return AgentFailed(role=spec.role, error=reason)
+        return AgentFailed(role=spec.role, error=reason, infrastructure=infra)
 
     def route(self, run: _Run) -> Route:
-        route = self.deps.routing.resolve(run.effect.routing_key)
-        if run.spec.role is not Role.WORKER or run.effect.feedback is None:
-            return route
-        settings = self.deps.settings
-        stronger = escalation_model(
-            run.files, run.effect.phase, run.effect.iteration, settings.stuck,
-            settings.escalation.model,
-        )  # fmt: skip
-        return route if stronger is None else Route(adapter=route.adapter, model=stronger)
+        """The call's route: after a ladder step, the escalation model or the fallback."""
+        escalation = self.deps.settings.escalation.model
+        return ladder_route(self.deps.routing, run.effect, escalation)
 
     def _loop(self, run: _Run, budget: TaskBudget) -> LoopResult:
         route = self.route(run)
@@ -192,6 +196,10 @@ class AgentRunner:
             diff = "" if effect.phase is Phase.PLAN else run.git.diff(base or task.base_sha)
             tests = self.review_tests(run) if effect.phase is Phase.IMPLEMENT else ""
             return self.reviews.reviewer(effect, task, files, diff, tests)
+        if run.spec.role is Role.DOCTOR:
+            return self.ladder.doctor(effect, task)
+        if run.spec.role is Role.REPLANNER:
+            return self.ladder.replanner(effect, task, files)
         if run.spec.role is Role.JUDGE:
             earlier = files.load_session("judge") if effect.reask else None
             if earlier and effect.session is Session.CONTINUE:
@@ -235,6 +243,10 @@ class AgentRunner:
             tests = run.files.test_run(effect.phase, effect.iteration)
             said = text or "(the reviewer wrote no feedback)"
             return ReviewerDone(said, tests if effect.phase is Phase.IMPLEMENT else None)
+        if run.spec.role is Role.DOCTOR:
+            return DoctorDone(text=result.final_text or None)
+        if run.spec.role is Role.REPLANNER:
+            return ReplanDone(text=text or None)
         if run.spec.role is Role.JUDGE:
             if result.final_text and effect.wave is not None:
                 wave = effect.wave

@@ -138,13 +138,14 @@ CacheTTL = Literal["5m", "1h"]
 
 
 def _default_cache_ttl() -> dict[Role, CacheTTL]:
-    return {Role.WORKER: "1h", Role.REVIEWER: "1h", Role.JUDGE: "1h", Role.ASSESSOR: "5m"}
-
-
-class StuckSettings(BaseModel):
-    model_config = _STRICT
-    similarity: float = Field(default=0.8, ge=0.0, le=1.0)
-    window: int = Field(default=3, ge=2)
+    return {
+        Role.WORKER: "1h",
+        Role.REVIEWER: "1h",
+        Role.JUDGE: "1h",
+        Role.ASSESSOR: "5m",
+        Role.DOCTOR: "5m",
+        Role.REPLANNER: "5m",
+    }
 
 
 class EscalationSettings(BaseModel):
@@ -158,6 +159,8 @@ def _default_run_limits() -> dict[Role, RunLimits]:
         Role.REVIEWER: RunLimits(max_steps=20, max_tokens=1_000_000, max_seconds=600),
         Role.JUDGE: RunLimits(max_steps=2, max_tokens=200_000, max_seconds=300),
         Role.ASSESSOR: RunLimits(max_steps=2, max_tokens=100_000, max_seconds=120),
+        Role.DOCTOR: RunLimits(max_steps=2, max_tokens=200_000, max_seconds=300),
+        Role.REPLANNER: RunLimits(max_steps=20, max_tokens=1_000_000, max_seconds=600),
     }
 
 
@@ -172,7 +175,6 @@ class AgentSettings(BaseModel):
     sandbox: SandboxSettings = SandboxSettings()
     environment: EnvironmentSettings = EnvironmentSettings()
     context: ContextSettings = ContextSettings()
-    stuck: StuckSettings = StuckSettings()
     escalation: EscalationSettings = EscalationSettings()
 
     def limits_for(self, role: Role) -> RunLimits:

@@ -7,7 +7,6 @@ STATE/scratch/                      the agents' scratch directory: never committ
                                     read-write into the sandbox; it lasts while the task
                                     stays on one worker
 STATE/spend.json                    the task's spend (see budget.py)
-STATE/escalation.json               set once when a stuck worker was escalated
 STATE/sessions/<name>.json          conversations to continue (SIMPLE worker, judge)
 STATE/phases/<PHASE>/summary.json   pre/post commit SHAs, iterations, files changed
 STATE/phases/<PHASE>/summary.md     the same, as the prompts show it
@@ -20,7 +19,6 @@ STATE/phases/<PHASE>/tests-N.json   the same run as figures and failing test ids
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -193,14 +191,3 @@ class TaskFiles:
         if path.exists():
             return path.read_text(encoding="utf-8")
         return _write(path, repomap.build(checkout, budget)).read_text(encoding="utf-8")
-
-    def escalation(self) -> dict[str, object] | None:
-        path = self.root / "escalation.json"
-        if not path.exists():
-            return None
-        data: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
-        return data
-
-    def mark_escalation(self, phase: Phase, iteration: int, model: str) -> None:
-        record = {"phase": phase.value, "iteration": iteration, "model": model}
-        _write(self.root / "escalation.json", json.dumps(record))

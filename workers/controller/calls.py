@@ -11,6 +11,7 @@ from workers.controller.effects import (
     Session,
     WavePointer,
 )
+from workers.controller.guidance import guidance_for
 from workers.controller.limits import Limits
 from workers.controller.phases import Path, Phase, Role
 from workers.controller.routing import routing_key
@@ -56,6 +57,7 @@ def wave_pointer(state: WorkflowState, number: int) -> WavePointer:
 def _wave_calls(state: WorkflowState, limits: Limits, awaiting: Awaiting) -> RunWave:
     pointer = wave_pointer(state, awaiting.wave)
     given = state.walk.waves[awaiting.wave - 1].feedback
+    guidance = guidance_for(state, awaiting, limits)  # a fallback route, if any
     feedback = Feedback(review=given.review, judge=given.judge) if given else None
     calls = tuple(
         RunAgent(
@@ -67,6 +69,7 @@ def _wave_calls(state: WorkflowState, limits: Limits, awaiting: Awaiting) -> Run
             feedback=feedback,
             wave=pointer,
             subtask=subtask,
+            guidance=guidance,
         )
         for subtask in pointer.subtasks
     )
@@ -86,11 +89,12 @@ def request(state: WorkflowState, limits: Limits) -> Call:
         phase=state.phase,
         iteration=state.iteration,
         max_iterations=limits.max_iterations(state.path, state.phase),
-        routing_key=routing_key(awaiting.role, state.phase),
+        routing_key=routing_key(awaiting.role, state.phase, strong=awaiting.reask),
         session=_session(state, awaiting),
         feedback=state.feedback if is_worker else None,
         wave=wave_pointer(state, awaiting.wave) if awaiting.wave else None,
         reask=awaiting.reask,
+        guidance=guidance_for(state, awaiting, limits),
     )
 
 

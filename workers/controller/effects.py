@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from workers.controller.guidance import Guidance
 from workers.controller.phases import Phase, Role
 from workers.controller.state import Feedback, Override
 
@@ -40,6 +41,7 @@ class RunAgent:
     first COMPLEX IMPLEMENT iteration walks the plan's waves: for a subtask's worker
     (``subtask`` is its task id; it changes files and does not commit), and for the wave's
     reviewer and judge. Otherwise the whole plan applies.
+    ``guidance`` is what the recovery ladder tells this call (workers/controller/guidance.py).
     """
 
     role: Role
@@ -52,6 +54,7 @@ class RunAgent:
     wave: WavePointer | None = None
     subtask: str | None = None
     reask: bool = False
+    guidance: Guidance | None = None
 
     @property
     def last_iteration(self) -> bool:
@@ -81,6 +84,7 @@ class CommentKind(StrEnum):
     STOPPED = "stopped"
     COMMAND_REPLY = "command_reply"
     REVIEW_REPLY = "review_reply"  # on the PR, once per human review round, when it ends
+    QUESTION = "question"  # the recovery ladder asks a person one question; the task pauses
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from workers.controller.phases import Phase
 SIMILAR = 0.8  # normalised messages at least this similar are the same failure
 MIN_LENGTH = 30  # shorter normalised messages say too little to compare
 MAX_TEXT = 2000  # characters of a failure's text kept in the history
+MAX_TESTS = 200  # failing test ids kept per failure
 
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\x1b\[[0-9;]*[A-Za-z]"), ""),  # terminal colours
@@ -59,6 +60,7 @@ class Failure(BaseModel):
     iteration: int
     text: str = ""
     tests: tuple[str, ...] = ()  # failing test ids, when tests failed
+    round: int = 0  # the human review round (0: the task's first run)
 
     @classmethod
     def of(
@@ -68,14 +70,28 @@ class Failure(BaseModel):
         iteration: int,
         text: str,
         tests: Sequence[str] = (),
+        round: int = 0,
     ) -> Failure:
         return cls(
             kind=kind,
             phase=phase,
             iteration=iteration,
             text=text[:MAX_TEXT],
-            tests=tuple(sorted(set(tests))),
+            tests=tuple(sorted(set(tests)))[:MAX_TESTS],
+            round=round,
         )
+
+    def what(self) -> str:
+        """The failing tests (the first five), or else the text, on one line."""
+        if self.tests:
+            more = f" and {len(self.tests) - 5} more" if len(self.tests) > 5 else ""
+            return "failing tests " + ", ".join(self.tests[:5]) + more
+        text = " ".join(self.text.split())
+        return text if len(text) <= 300 else text[:299] + "…"
+
+    def describe(self) -> str:
+        """One line for prompts and the status: where, the kind, the tests or the text."""
+        return f"{self.phase} iteration {self.iteration} ({self.kind}): {self.what()}"
 
 
 def normalise(text: str) -> str:

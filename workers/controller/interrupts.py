@@ -2,7 +2,8 @@
 
 | outcome        | rule                                                                  |
 |----------------|-----------------------------------------------------------------------|
-| AgentFailed    | assessor: COMPLEX; DOCS: forced ADVANCE (NOMERGE); else pause BLOCKED |
+| AgentFailed    | assessor: COMPLEX; infrastructure (not in a wave): the doctor when    |
+|                | due; DOCS: forced ADVANCE (NOMERGE); else pause BLOCKED               |
 | BudgetExceeded | BLOCKED in every phase, for every role; final, not a pause            |
 | HumanCommand   | stop: pause; retry: resume a pause; status: refresh the status        |
 """
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from workers.controller import doctor
 from workers.controller.effects import CommentKind, PostComment, Target
+from workers.controller.ladder_moves import LADDER_ROLES, add_failure, agent_failure
 from workers.controller.moves import Context, Transition, block, force_advance, pause, resume
 from workers.controller.moves import status as status_comment
 from workers.controller.outcomes import AgentFailed, BudgetExceeded, Command, HumanCommand
@@ -24,9 +27,23 @@ AssessorFailure = Callable[[WorkflowState, Context], Transition]
 def on_failure(
     state: WorkflowState, ctx: Context, failed: AgentFailed, assessor_failed: AssessorFailure
 ) -> Transition:
-    """An agent could not be run; ``assessor_failed`` applies the assessor's COMPLEX rule."""
+    """An agent could not be run; ``assessor_failed`` applies the assessor's COMPLEX rule.
+
+    The failure goes into the recovery ladder's history; an infrastructure failure asks
+    the doctor first, when due (docs/design.md §9); a failed doctor or replanner call is
+    carried on without. A wave's reviewer or judge is not the ladder's: its failure pauses
+    the task as any other (docs/design.md §8).
+    """
     if failed.role is Role.ASSESSOR:
         return assessor_failed(state, ctx)
+    if failed.role in LADDER_ROLES:
+        return doctor.call_failed(state, ctx, failed)
+    in_wave = state.awaiting is not None and state.awaiting.wave > 0
+    if not in_wave:
+        state = add_failure(state, agent_failure(state, failed))
+        asked = doctor.for_infrastructure(state, ctx, failed) if failed.infrastructure else None
+        if asked is not None:
+            return asked
     reason = f"the {failed.role.lower()} could not be run: {failed.error}"
     if state.phase is Phase.DOCS:
         return force_advance(state, ctx, OverrideRule.DOCS_AGENT_FAILED, reason)

@@ -1,5 +1,5 @@
-"""Workflow settings: iteration limits per path, the no-signal limit, the memory budget,
-the plan rules (``tdd``, ``waves.max_attempts``).
+"""Workflow settings: iteration limits per path, the no-signal limit, the recovery ladder's
+limits, the memory budget, the plan rules (``tdd``, ``waves.max_attempts``).
 
 Loaded from ``config/workflow.yml`` (the defaults) or from any mapping of the same shape,
 such as a repository's ``.github/agentium.yml`` section, and validated with errors naming
@@ -17,6 +17,7 @@ from workers.controller.errors import ConfigError
 from workers.controller.memory import MemoryType
 from workers.controller.phases import Path, Phase
 from workers.controller.plan_check import TddMode
+from workers.controller.recovery import RecoveryLimits
 
 _STRICT = ConfigDict(frozen=True, extra="forbid")
 
@@ -37,6 +38,7 @@ class Limits(BaseModel):
     SIMPLE: PhaseLimits = PhaseLimits(PLAN=1, IMPLEMENT=2, DOCS=1)
     COMPLEX: PhaseLimits = PhaseLimits(PLAN=3, IMPLEMENT=5, DOCS=3)
     eval_no_signal_limit: int = Field(default=2, ge=0)
+    recovery: RecoveryLimits = RecoveryLimits()  # the recovery ladder (docs/design.md §9)
 
     def max_iterations(self, path: Path | None, phase: Phase) -> int:
         """The limit for ``phase``; before the path is known the COMPLEX limits apply."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from workers.controller import memory
+from workers.controller.anchor import anchor_of
 from workers.controller.calls import request, wait_for, walks_waves
 from workers.controller.core import Context, Transition, excerpt, first_line, record, status
 from workers.controller.effects import (
@@ -78,9 +79,19 @@ def advance(state: WorkflowState, ctx: Context, how: str) -> Transition:
         plan = state.plan or ""
         path = done.path or Path.COMPLEX  # a PLAN forced on before any assessment: cautious
         done = done.model_copy(update={"total_tasks": count_tasks(plan), "path": path})
+        done = _anchored(done, plan)
         effects = (PostComment(Target.ISSUE, CommentKind.PLAN, {"plan": plan}),)
     entered = enter_iteration(done, ctx, target, 1, None)
     return Transition(entered.state, effects + entered.effects)
+
+
+def _anchored(state: WorkflowState, plan: str) -> WorkflowState:
+    """The goal anchor, set once when PLAN advances and never changed (docs/design.md §9)."""
+    recovery = state.recovery
+    if recovery.anchor is not None:
+        return state
+    anchor = anchor_of(recovery.intent, plan)
+    return state.model_copy(update={"recovery": recovery.model_copy(update={"anchor": anchor})})
 
 
 def force_advance(

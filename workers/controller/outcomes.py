@@ -12,9 +12,12 @@ from workers.controller.testrun import TestRun
 
 @dataclass(frozen=True)
 class Start:
-    """The task was triggered; runs the first PLAN worker. ``baseline``: the test command's
-    run on the base commit (``command`` empty: there is none; None: not taken)."""
+    """The task was triggered; runs the first PLAN worker. The issue's title and body become
+    the goal anchor's intent (workers/controller/anchor.py); ``baseline``: the test
+    command's run on the base commit (``command`` empty: there is none; None: not taken)."""
 
+    title: str = ""
+    body: str = ""
     baseline: TestRun | None = None
 
 
@@ -35,7 +38,8 @@ class AssessorDone:
 
 @dataclass(frozen=True)
 class ReviewerDone:
-    """The reviewer's feedback; ``tests``: the test command's run on the change, if it ran."""
+    """The reviewer's feedback; ``tests``: the test command's run on the change, if it ran
+    (the quality gate and the recovery ladder's failure history both read it)."""
 
     text: str
     tests: TestRun | None = None
@@ -75,10 +79,37 @@ class WaveJoined:
 
 @dataclass(frozen=True)
 class AgentFailed:
-    """An agent could not be run at all (LLM errors after the adapter's retries)."""
+    """An agent could not be run at all (LLM errors after the adapter's retries).
+
+    ``infrastructure``: the model's service failed (overloaded, 5xx, unreachable), not the
+    request; the recovery ladder asks the doctor at once.
+    """
 
     role: Role
     error: str
+    infrastructure: bool = False
+
+
+@dataclass(frozen=True)
+class DoctorDone:
+    """The doctor's answer (an ``AGENTIUM_DOCTOR:`` line); None when it gave no text."""
+
+    text: str | None
+
+
+@dataclass(frozen=True)
+class ReplanDone:
+    """The replanner's revised approach for the current phase; None when it gave none."""
+
+    text: str | None
+
+
+@dataclass(frozen=True)
+class HumanAnswer:
+    """A comment on the issue by a permitted person while the task waits for an answer."""
+
+    text: str
+    user: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,4 +160,7 @@ Outcome = (
     | HumanCommand
     | BudgetExceeded
     | HumanReview
+    | DoctorDone
+    | ReplanDone
+    | HumanAnswer
 )

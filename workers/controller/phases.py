@@ -52,9 +52,13 @@ class Role(StrEnum):
     JUDGE = "JUDGE"
     CONTROLLER = "CONTROLLER"
     HUMAN = "HUMAN"
+    DOCTOR = "DOCTOR"  # the recovery ladder's diagnostic call
+    REPLANNER = "REPLANNER"  # the recovery ladder's revision of a phase's approach
 
 
-AGENT_ROLES = frozenset({Role.WORKER, Role.ASSESSOR, Role.REVIEWER, Role.JUDGE})
+AGENT_ROLES = frozenset(
+    {Role.WORKER, Role.ASSESSOR, Role.REVIEWER, Role.JUDGE, Role.DOCTOR, Role.REPLANNER}
+)
 
 
 class OverrideRule(StrEnum):
@@ -65,3 +69,4 @@ class OverrideRule(StrEnum):
     DOCS_BLOCKED = "docs_non_blocking"
     DOCS_AGENT_FAILED = "docs_agent_failed"
     QUALITY_GATE = "quality_gate"  # ADVANCE on the last iteration with tests the change broke
+    SCOPE_REDUCED = "reduce_scope"  # the recovery ladder cut the scope (docs/design.md §9)

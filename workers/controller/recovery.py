@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from workers.controller.phases import Phase
 
@@ -53,13 +53,14 @@ class Situation(BaseModel):
     human_asked: bool = False
 
 
-def stuck_action(situation: Situation) -> StuckAction:
-    """The table above."""
-    if situation.same_failures < SAME_FAILURES:
+def stuck_action(situation: Situation, limits: RecoveryLimits | None = None) -> StuckAction:
+    """The table above (its thresholds from ``limits``)."""
+    limits = limits or RecoveryLimits()
+    if situation.same_failures < limits.same_failures:
         return StuckAction.CONTINUE
     if situation.budget_used >= 1.0:
         return StuckAction.STOP
-    if situation.budget_used >= NEAR_END and not situation.scope_reduced:
+    if situation.budget_used >= limits.near_end and not situation.scope_reduced:
         return StuckAction.REDUCE_SCOPE
     if situation.escalation_left:
         return StuckAction.ESCALATE_MODEL
@@ -82,11 +83,11 @@ class DoctorLimits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    min_attempts: int = 2  # failed attempts in a phase before the doctor is asked
-    per_phase: int = 2
-    per_task: int = 10
-    strong: int = 5
-    infrastructure: int = 3
+    min_attempts: int = Field(default=2, ge=1)  # failed attempts in a phase before it is asked
+    per_phase: int = Field(default=2, ge=0)
+    per_task: int = Field(default=10, ge=0)
+    strong: int = Field(default=5, ge=0)
+    infrastructure: int = Field(default=3, ge=0)
 
 
 class DoctorCalls(BaseModel):
@@ -106,6 +107,11 @@ class DoctorCalls(BaseModel):
             strong=self.strong + int(strong),
             infrastructure=self.infrastructure + int(infrastructure),
         )
+
+    def plus_strong(self) -> DoctorCalls:
+        """The strong model's second call of the same diagnosis: a call, and a strong one,
+        but not another diagnosis of the phase or of an infrastructure failure."""
+        return self.model_copy(update={"total": self.total + 1, "strong": self.strong + 1})
 
     def describe(self, limits: DoctorLimits) -> str:
         return (
@@ -136,5 +142,33 @@ def strong_doctor_allowed(calls: DoctorCalls, limits: DoctorLimits) -> bool:
     return calls.strong < limits.strong and calls.total < limits.per_task
 
 
-def replans_left(replans: dict[Phase, int], phase: Phase) -> bool:
-    return replans.get(phase, 0) < REPLANS_PER_PHASE and sum(replans.values()) < REPLANS_PER_TASK
+def replans_left(
+    replans: dict[Phase, int], phase: Phase, limits: RecoveryLimits | None = None
+) -> bool:
+    limits = limits or RecoveryLimits()
+    per_phase, per_task = limits.replans_per_phase, limits.replans_per_task
+    return replans.get(phase, 0) < per_phase and sum(replans.values()) < per_task
+
+
+class SpendCaps(BaseModel):
+    """The task's spend budget (``config/agents.yml`` ``budget``), for the budget used."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_tokens: int = Field(default=0, ge=0)  # 0: not capped
+    max_dollars: float = Field(default=0.0, ge=0)
+    max_seconds: float = Field(default=0.0, ge=0)
+
+
+class RecoveryLimits(BaseModel):
+    """The ladder's settings (``config/workflow.yml`` ``limits.recovery``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    same_failures: int = Field(default=SAME_FAILURES, ge=2)
+    near_end: float = Field(default=NEAR_END, gt=0.0, le=1.0)
+    replans_per_phase: int = Field(default=REPLANS_PER_PHASE, ge=0)
+    replans_per_task: int = Field(default=REPLANS_PER_TASK, ge=0)
+    escalation: bool = True  # ESCALATE_MODEL is available (once per task)
+    doctor: DoctorLimits = DoctorLimits()
+    budget: SpendCaps | None = None  # filled from the agents' budget by the effective config

@@ -3,7 +3,8 @@
 ``routing.default`` gives ``{adapter, model}``; ``routing.overrides`` maps keys to partial
 settings. A key falls back field by field along its chain, e.g.
 ``PLAN_JUDGE -> JUDGE -> default``. Unknown keys, fields or adapters are errors at load
-time, with a message naming the key.
+time, with a message naming the key. ``routing.fallback`` (optional, the same shape) is the
+route a role takes once the recovery ladder rolled its provider back.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ BASE_KEYS = ("PLAN", "IMPLEMENT", "REVIEW", "DOCS", "COMPLETE", "BLOCKED", "NOTH
 REVIEW_KEYS = ("PLAN_REVIEW", "IMPLEMENT_REVIEW", "DOCS_REVIEW")
 JUDGE_KEYS = ("JUDGE", "PLAN_JUDGE", "IMPLEMENT_JUDGE", "REVIEW_JUDGE", "DOCS_JUDGE")
 COMPLEXITY_KEYS = ("COMPLEXITY", "PLAN_COMPLEXITY")
-VALID_KEYS = frozenset((*BASE_KEYS, *REVIEW_KEYS, *JUDGE_KEYS, *COMPLEXITY_KEYS))
+LADDER_KEYS = ("DOCTOR", "DOCTOR_STRONG", "REPLAN")  # the recovery ladder's calls
+VALID_KEYS = frozenset((*BASE_KEYS, *REVIEW_KEYS, *JUDGE_KEYS, *COMPLEXITY_KEYS, *LADDER_KEYS))
 
 DEFAULT_ADAPTERS = frozenset({"anthropic", "scripted"})
 _FIELDS = ("adapter", "model")
@@ -36,6 +38,13 @@ class Route:
 class Routing:
     default: Route
     overrides: Mapping[str, Mapping[str, str]]
+    # ``routing.fallback``, the same shape: where a role goes once the recovery ladder's
+    # doctor rolled its provider back (None: no fallback route; the role stays).
+    fallback: Routing | None = None
+
+    def resolve_fallback(self, key: str) -> Route:
+        """The fallback route for ``key`` (its usual route when none is configured)."""
+        return self.fallback.resolve(key) if self.fallback else self.resolve(key)
 
     def resolve(self, key: str) -> Route:
         """The route for ``key``, each field from the first key in its chain that sets it."""
@@ -55,8 +64,13 @@ def fallback_chain(key: str) -> tuple[str, ...]:
     return (key,)
 
 
-def routing_key(role: Role, phase: Phase) -> str:
-    """The routing key of an agent: PLAN, PLAN_REVIEW, PLAN_JUDGE, PLAN_COMPLEXITY, ..."""
+def routing_key(role: Role, phase: Phase, *, strong: bool = False) -> str:
+    """The routing key of an agent: PLAN, PLAN_REVIEW, PLAN_JUDGE, PLAN_COMPLEXITY, ...;
+    the recovery ladder's calls: DOCTOR (DOCTOR_STRONG for its second call) and REPLAN."""
+    if role is Role.DOCTOR:
+        return "DOCTOR_STRONG" if strong else "DOCTOR"
+    if role is Role.REPLANNER:
+        return "REPLAN"
     suffix = {Role.REVIEWER: "_REVIEW", Role.JUDGE: "_JUDGE", Role.ASSESSOR: "_COMPLEXITY"}
     return f"{phase.value}{suffix.get(role, '')}"
 
@@ -117,14 +131,27 @@ def parse_routing(
         return base
     if not isinstance(section, Mapping):
         raise ConfigError("routing: missing or not a mapping")
-    unknown = sorted(str(k) for k in section if k not in ("default", "overrides"))
+    allowed = ("default", "overrides", "fallback")
+    unknown = sorted(str(k) for k in section if k not in allowed)
     if unknown:
-        raise ConfigError(f"routing: unknown key(s) {unknown}; allowed: default, overrides")
+        raise ConfigError(f"routing: unknown key(s) {unknown}; allowed: {', '.join(allowed)}")
     raw_default = section.get("default", {} if base else None)
     fields = _route_fields("routing.default", raw_default, adapters, complete=base is None)
     overrides = _overrides(section.get("overrides"), adapters)
+    fallback = _fallback(section.get("fallback"), adapters, base.fallback if base else None)
     if base is None:
-        return Routing(default=Route(**fields), overrides=overrides)
+        return Routing(default=Route(**fields), overrides=overrides, fallback=fallback)
     default = Route(**{**vars(base.default), **fields})
     merged = {k: {**base.overrides.get(k, {}), **v} for k, v in overrides.items()}
-    return Routing(default=default, overrides={**base.overrides, **merged})
+    return Routing(default=default, overrides={**base.overrides, **merged}, fallback=fallback)
+
+
+def _fallback(value: object, adapters: Collection[str], base: Routing | None) -> Routing | None:
+    if value is None:
+        return base
+    if isinstance(value, Mapping) and "fallback" in value:
+        raise ConfigError("routing.fallback: a fallback route has no fallback of its own")
+    try:
+        return parse_routing({"routing": value}, adapters, base)
+    except ConfigError as error:
+        raise ConfigError(str(error).replace("routing", "routing.fallback", 1)) from None

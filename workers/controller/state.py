@@ -12,6 +12,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from workers.controller.ladder_state import Recovery
 from workers.controller.memory import Memory
 from workers.controller.phases import OverrideRule, Path, Phase, Role, Verdict
 from workers.controller.spend import Spend
@@ -137,6 +138,7 @@ class WorkflowState(BaseModel):
 
     review_rounds: tuple[ReviewRound, ...] = ()
     spend: Spend = Spend()
+    recovery: Recovery = Recovery()  # the recovery ladder (workers/controller/ladder.py)
 
     @property
     def history_count(self) -> int:

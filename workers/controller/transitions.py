@@ -15,8 +15,12 @@ names the agent call whose result is the next outcome. The rules themselves live
 | AssessorDone   | assessor    | SIMPLE: path SIMPLE, PLAN advances at once; else COMPLEX    |
 | ReviewerDone   | reviewer    | run the judge                                               |
 | JudgeDone      | judge       | no verdict: re-ask once, then the no-signal rule; verdict   |
-|                |             | table; feedback comment                                     |
-| AgentFailed    | that agent  | assessor: COMPLEX; DOCS: forced ADVANCE; else pause BLOCKED |
+|                |             | table, the quality gate; feedback comment; ITERATE: ladder  |
+| DoctorDone,    | that agent, | the recovery ladder (see ladder, doctor): a diagnosis, a    |
+| ReplanDone,    | a question  | revised approach, a permitted person's reply to a question  |
+| HumanAnswer    |             |                                                             |
+| AgentFailed    | that agent  | assessor: COMPLEX; infrastructure: the doctor; DOCS: forced |
+|                |             | ADVANCE; else pause BLOCKED                                 |
 | BudgetExceeded | that agent  | BLOCKED with the figures, in every phase (not a pause)      |
 | HumanCommand   | anything    | stop: pause; retry: resume a pause; status: refresh status  |
 | HumanReview    | COMPLETE    | a review round: IMPLEMENT 1 with the review as feedback,    |
@@ -32,14 +36,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from workers.controller import gate, signals, waves
+from workers.controller import doctor, gate, ladder, signals, waves
 from workers.controller.calls import Call, after_work
 from workers.controller.core import note_feedback, remember
-from workers.controller.effects import (
-    CommentKind,
-    PostComment,
-    Target,
-)
+from workers.controller.effects import CommentKind, PostComment, Target
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.interrupts import on_budget, on_command, on_failure
 from workers.controller.limits import Limits, PlanRules
@@ -61,10 +61,13 @@ from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
     BudgetExceeded,
+    DoctorDone,
+    HumanAnswer,
     HumanCommand,
     HumanReview,
     JudgeDone,
     Outcome,
+    ReplanDone,
     ReviewerDone,
     Start,
     WaveJoined,
@@ -109,11 +112,13 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
         return on_command(state, ctx, outcome)
     if isinstance(outcome, HumanReview):
         return start_round(state, ctx, outcome) if accepts_review(state) else Transition(state)
+    if isinstance(outcome, HumanAnswer):
+        return ladder.on_answer(state, ctx, outcome)
     if isinstance(outcome, Start):
         if state.started:
             raise OutcomeMismatch("the task has already started")
         baselined = state.model_copy(update={"baseline": outcome.baseline})
-        return enter_iteration(baselined, ctx, Phase.PLAN, 1, None)
+        return enter_iteration(ladder.on_start(baselined, outcome), ctx, Phase.PLAN, 1, None)
     role = _role(state, outcome)
     if state.awaiting is None or state.awaiting.role is not role:
         waiting = state.awaiting.role if state.awaiting else "nothing"
@@ -132,6 +137,10 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
         return _on_assessor(state, ctx, outcome.text, failed=False)
     if isinstance(outcome, ReviewerDone):
         return _on_reviewer(state, ctx, outcome)
+    if isinstance(outcome, DoctorDone):
+        return doctor.on_doctor(state, ctx, outcome)
+    if isinstance(outcome, ReplanDone):
+        return ladder.on_replan(state, ctx, outcome)
     return _on_judge(state, ctx, outcome)
 
 
@@ -160,6 +169,8 @@ _ROLE_OF: dict[type, Role] = {
     AssessorDone: Role.ASSESSOR,
     ReviewerDone: Role.REVIEWER,
     JudgeDone: Role.JUDGE,
+    DoctorDone: Role.DOCTOR,
+    ReplanDone: Role.REPLANNER,
 }
 
 
@@ -176,7 +187,7 @@ def _on_worker(state: WorkflowState, ctx: Context, done: WorkerDone) -> Transiti
         if reason is not None:
             return nothing_to_do(noted, ctx, reason)
         return on_plan(noted.model_copy(update={"plan": done.text}), ctx)
-    committed = noted.model_copy(
+    committed = ladder.note_cuts(noted, done.text).model_copy(
         update={
             "iteration_commits": state.iteration_commits or done.made_commits,
             "has_commits": state.has_commits or done.made_commits,
@@ -284,5 +295,4 @@ def _apply(state: WorkflowState, ctx: Context, decision: Ruling, feedback: Feedb
         return force_advance(state, ctx, decision.rule, decision.reason)
     if decision.action is Action.BLOCK:
         return block(state, ctx, f"{decision.reason}: {feedback.judge}".rstrip(": "))
-    noted = note_feedback(state, feedback)
-    return enter_iteration(noted, ctx, state.phase, state.iteration + 1, feedback)
+    return ladder.after_iterate(note_feedback(state, feedback), ctx, feedback)

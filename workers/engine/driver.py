@@ -17,7 +17,8 @@ import logging
 
 from workers.controller.effects import RunWave
 from workers.controller.errors import OutcomeMismatch
-from workers.controller.outcomes import Command, HumanCommand, Outcome, Start
+from workers.controller.ladder import waiting_for_answer
+from workers.controller.outcomes import Command, HumanAnswer, HumanCommand, Outcome, Start
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
 from workers.engine.environment import environment_line, set_up, take_baseline
@@ -35,6 +36,7 @@ from workers.tasks.inbox import (
     CancelRequest,
     CommandRequest,
     InboxItem,
+    IssueReply,
     PullRequestClosed,
     Review,
     ReviewComment,
@@ -141,7 +143,7 @@ class Driver:
         self.watch.lap("environment")
         baseline = take_baseline(self.rt, session, self.config)
         self.watch.lap("baseline")
-        self.apply(Start(baseline=baseline))
+        self.apply(Start(baseline=baseline, title=record.issue_title, body=record.issue_body))
         self.watch.lap("start")
         return True
 
@@ -214,6 +216,9 @@ class Driver:
                 self.close(TaskStatus.CANCELLED, item.reason)
             case CommandRequest() if self.permitted(item.user):
                 self.human(Command(item.command), item.user)
+            case IssueReply() if waiting_for_answer(self.record.workflow):
+                if self.permitted(item.user):  # an answer to the recovery ladder's question
+                    self.apply(HumanAnswer(item.body, item.user))
             case PullRequestClosed() if item.merged:
                 self.close(TaskStatus.FINISHED, "pull request merged")
             case ReviewSubmitted() | ReviewComment():

@@ -15,6 +15,7 @@ from workers.controller import gate
 from workers.controller.phases import Phase
 from workers.controller.state import Override, WorkflowState
 from workers.controller.wavestate import RunStatus, WaveState, WaveWalk
+from workers.github.ladder_bodies import override_lines, question_lines, recovery_row
 
 MAX_BODY_CHARS = 65_536
 HISTORY_LINES = 20
@@ -73,6 +74,8 @@ def status_body(
         rows.append(("Quality gate", gate.status_line(state.baseline)))
     if spend:
         rows.append(("Spend", spend))
+    if recovery := recovery_row(state):
+        rows.append(("Recovery", recovery))
     if state.controller_overrode:
         rows.append(("NOMERGE", "; ".join(o.describe() for o in state.overrides)))
     table = "\n".join(f"| {name} | {_cell(value)} |" for name, value in rows)
@@ -176,6 +179,8 @@ def event_body(name: str, kind: str, data: Mapping[str, str]) -> str:
     lines = [marker(name)]
     if kind == "review_reply":
         return review_reply_body(name, data)
+    if kind == "question":
+        return "\n".join([marker(name), *question_lines(data)]) + "\n"
     if kind in titles:
         lines += [titles[kind], "", reason]
         if resume:
@@ -212,11 +217,7 @@ def review_reply_body(name: str, data: Mapping[str, str]) -> str:
 
 
 def nomerge_body(name: str, reason: str, overrides: tuple[Override, ...]) -> str:
-    items = "\n".join(
-        f"- **{o.phase}** iteration {o.iteration}, rule `{o.rule}`"
-        + (f": {o.detail}" if o.detail else "")
-        for o in overrides
-    )
+    items = "\n".join(line for o in overrides for line in override_lines(o))
     return (
         f"{marker(name)}\n### ⚠️ NOMERGE: this PR stays a draft\n\n"
         "The controller advanced without the judge's approval, so a human must review "

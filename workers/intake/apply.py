@@ -7,8 +7,9 @@ from collections.abc import Callable
 from redis import Redis
 
 from config import keys
+from workers.controller.ladder import waiting_for_answer
 from workers.intake.intents import Cancel, Forward, Ignore, InstallationChange, Intent, StartTask
-from workers.tasks.inbox import CancelRequest, PullRequestClosed
+from workers.tasks.inbox import CancelRequest, IssueReply, PullRequestClosed
 from workers.tasks.record import TaskRecord, TaskStatus, task_key
 from workers.tasks.store import TaskBusy, TaskStore
 
@@ -87,6 +88,10 @@ def _forward(intent: Forward, store: TaskStore, delivery: str, schedule: Schedul
     if key is None:
         return "no_task"
     item = intent.item.model_copy(update={"delivery": delivery})
+    if isinstance(item, IssueReply):
+        record = store.get(key)
+        if record is None or not waiting_for_answer(record.workflow):
+            return "ignored: no command, and no question waits for an answer"
     if isinstance(item, PullRequestClosed) and not item.merged:
         reason = f"pull request closed by {item.user}"
         return _cancel(

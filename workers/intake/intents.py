@@ -10,12 +10,14 @@ from workers.intake.payloads import Event
 from workers.tasks.inbox import (
     CommandRequest,
     InboxItem,
+    IssueReply,
     PullRequestClosed,
     ReviewComment,
     ReviewSubmitted,
 )
 
 COMMAND = re.compile(r"^\s*/agentium[ \t]+([a-z]+)\b(.*)$", re.MULTILINE)
+MAX_REPLY_CHARS = 20_000  # of a reply kept in the inbox (the worker gets less)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +131,7 @@ def _issue_comment(event: Event, repo: str, rules: Rules) -> Intent:
         return Ignore("no comment")
     found = COMMAND.search(event.comment.body)
     if found is None:
-        return Ignore("no command")
+        return _reply(event, repo)
     name, rest = found.group(1), found.group(2).strip()
     if name not in rules.commands:
         return Ignore(f"unknown command '{name}'")
@@ -140,6 +142,17 @@ def _issue_comment(event: Event, repo: str, rules: Rules) -> Intent:
     if event.issue.pull_request is not None:
         return Forward(repo, item, pr=number)
     return Forward(repo, item, issue=number)
+
+
+def _reply(event: Event, repo: str) -> Intent:
+    """A plain comment on an issue: an answer if the issue's task waits for one (the
+    intake's apply step checks; a comment on a pull request never is)."""
+    assert event.issue is not None and event.comment is not None
+    if event.issue.pull_request is not None or not event.comment.body.strip():
+        return Ignore("no command")
+    body = event.comment.body[:MAX_REPLY_CHARS]
+    item = IssueReply(body=body, user=event.sender.login, comment=event.comment.id)
+    return Forward(repo, item, issue=event.issue.number)
 
 
 def _review(event: Event, repo: str, rules: Rules) -> Intent:

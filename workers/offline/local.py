@@ -232,7 +232,8 @@ def drive(task: LocalTask, printer: EffectsPrinter, baseline: TestRun | None) ->
     """Start the controller and answer every agent call it asks for, one at a time."""
     limits, rules = task.config.limits, task.config.plan_rules
     state = WorkflowState()
-    transition = step(state, Start(baseline=baseline), limits, now=utc_now(), rules=rules)
+    start = Start(baseline=baseline, title=task.issue.title, body=task.issue.body)
+    transition = step(state, start, limits, now=utc_now(), rules=rules)
     printer.show(state, transition)
     while (effect := pending_agent(transition.state, limits)) is not None:
         printer.calling(effect)

@@ -132,7 +132,8 @@ class EffectsPrinter:
         elif kind is CommentKind.FEEDBACK:
             self.feedback(effect)
         else:
-            text = data.get("reason") or data.get("text") or data.get("summary", "")
+            text = data.get("question") or data.get("reason") or data.get("text") or ""
+            text = text or data.get("summary", "")
             self.block(f"{kind.value.replace('_', ' ')} (comment on the {_where(effect)})", text)
 
     def feedback(self, effect: PostComment) -> None:

@@ -6,10 +6,13 @@ from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
     BudgetExceeded,
+    DoctorDone,
+    HumanAnswer,
     HumanCommand,
     HumanReview,
     JudgeDone,
     Outcome,
+    ReplanDone,
     ReviewerDone,
     WorkerDone,
 )
@@ -23,10 +26,14 @@ def scripted_outcome(item: ScriptStep, phase: Phase) -> Outcome:
         return HumanCommand(item.command, item.user)
     if item.kind == "review":
         return HumanReview(item.text or "", item.user, item.reviews)
-    if item.kind in ("budget", "fail"):
+    if item.kind == "answer":
+        return HumanAnswer(item.text or "", item.user)
+    if item.kind == "budget":
         assert item.role is not None
-        kind = BudgetExceeded if item.kind == "budget" else AgentFailed
-        return kind(item.role, item.error)
+        return BudgetExceeded(item.role, item.error)
+    if item.kind == "fail":
+        assert item.role is not None
+        return AgentFailed(item.role, item.error, infrastructure=item.infrastructure)
     if item.role is Role.WORKER:
         commits = item.commits if item.commits is not None else phase is not Phase.PLAN
         return WorkerDone(item.text or "", made_commits=commits)
@@ -34,4 +41,8 @@ def scripted_outcome(item: ScriptStep, phase: Phase) -> Outcome:
         return AssessorDone(item.text)
     if item.role is Role.REVIEWER:
         return ReviewerDone(item.text or "", tests=item.tests)
+    if item.role is Role.DOCTOR:
+        return DoctorDone(item.text)
+    if item.role is Role.REPLANNER:
+        return ReplanDone(item.text)
     return JudgeDone(item.text)

@@ -30,6 +30,7 @@ from workers.controller.effects import (
     RunWave,
 )
 from workers.controller.errors import OutcomeMismatch
+from workers.controller.ladder import waiting_for_answer
 from workers.controller.limits import Limits
 from workers.controller.outcomes import HumanReview, Outcome, Start
 from workers.controller.phases import WORK_PHASES, Phase, Role
@@ -108,14 +109,22 @@ class _Trace:
         elif isinstance(effect, MarkReady):
             self.lines.append(f"  → Controller finalizes draft {pr} (marks as ready for review)")
         elif isinstance(effect, PostNomerge):
-            self.lines.append(f"  → Controller comments NOMERGE on draft {pr}: {effect.reason}")
+            reason = effect.reason.replace("\n", "; ")
+            self.lines.append(f"  → Controller comments NOMERGE on draft {pr}: {reason}")
+        elif isinstance(effect, PostComment) and effect.kind is CommentKind.QUESTION:
+            self.lines.append(f"  → Controller asks on the issue: {effect.data['question']}")
         elif isinstance(effect, PostComment) and effect.kind is CommentKind.REVIEW_REPLY:
             ids = effect.data["reviews"].replace(",", ", ") or "the review"
             done = effect.data["summary"].splitlines()[-1].removeprefix("- ")
             self.lines.append(f"  → Controller replies on {pr} to {ids}: {done}")
         elif isinstance(effect, Finish):
             self.where = None
-            if state.paused is not None:
+            if waiting_for_answer(state):
+                self.lines += [
+                    "",
+                    "Paused (BLOCKED): a reply on the issue or /agentium retry resumes",
+                ]
+            elif state.paused is not None:
                 self.lines += ["", "Paused (BLOCKED): /agentium retry resumes"]
             else:
                 self.lines += ["", f"Final Phase: {effect.final_phase}"]
@@ -137,7 +146,7 @@ def _waiting_for(pending: RunAgent | RunWave) -> str:
 
 def _check_order(scenario: Scenario, item: ScriptStep, pending: RunAgent | RunWave | None) -> None:
     where = f"{scenario.source}:{item.line}"
-    if item.command is not None or item.kind in ("review", "spend"):
+    if item.command is not None or item.kind in ("review", "spend", "answer"):
         return
     if pending is None:
         raise ScenarioError(f"{where}: the task has already ended; this step is never used")
@@ -217,6 +226,7 @@ def summarize(state: WorkflowState) -> dict[str, Any]:
         "iterations": {phase.value: state.iterations.get(phase, 0) for phase in WORK_PHASES},
         "review_rounds": state.round,
         "spend": {"tokens": state.spend.total_tokens, "usd": round(state.spend.cost_usd, 4)},
+        "recovery": [step.action.value for step in state.recovery.steps],
     }
 
 

@@ -9,6 +9,7 @@ from config.defaults import load_bot_defaults
 from workers.agents.settings import AgentSettings, BudgetSettings
 from workers.controller.limits import Limits, PhaseLimits, PlanRules, WaveLimits, WorkflowConfig
 from workers.controller.plan_check import TddMode
+from workers.controller.recovery import SpendCaps
 from workers.controller.routing import DEFAULT_ADAPTERS, Routing
 from workers.defaults import (
     load_default_agent_settings,
@@ -56,7 +57,16 @@ class EffectiveConfig:
 
     @property
     def limits(self) -> Limits:
-        return self.workflow.limits
+        """The controller's limits, the recovery ladder knowing the task's spend budget (a
+        stuck phase near the end of either its iterations or its budget cuts its scope)."""
+        limits, budget = self.workflow.limits, self.agents.budget
+        caps = SpendCaps(
+            max_tokens=budget.max_tokens,
+            max_dollars=budget.max_dollars,
+            max_seconds=budget.max_seconds,
+        )
+        recovery = limits.recovery.model_copy(update={"budget": caps})
+        return limits.model_copy(update={"recovery": recovery})
 
     @property
     def plan_rules(self) -> PlanRules:

@@ -58,6 +58,15 @@ class ReviewComment(_Item):
     line: int | None = None
 
 
+class IssueReply(_Item):
+    """A comment on the issue that is no command: an answer, while the task waits for one
+    (the recovery ladder's question, docs/design.md §9)."""
+
+    kind: Literal["reply"] = "reply"
+    body: str = ""
+    comment: int | None = None
+
+
 class PullRequestClosed(_Item):
     """The task's PR was closed, merged or not."""
 
@@ -66,7 +75,12 @@ class PullRequestClosed(_Item):
 
 
 InboxItem = Annotated[
-    CancelRequest | CommandRequest | ReviewSubmitted | ReviewComment | PullRequestClosed,
+    CancelRequest
+    | CommandRequest
+    | ReviewSubmitted
+    | ReviewComment
+    | PullRequestClosed
+    | IssueReply,
     Field(discriminator="kind"),
 ]
 Review = ReviewSubmitted | ReviewComment
