@@ -1,4 +1,5 @@
-"""`agentium run`: Redis (embedded when REDIS_URL is unset), the web process and workers.
+"""`agentium run`: Redis (embedded when REDIS_URL is unset), the web process and workers
+(`agentium eval`: Redis and workers only).
 
 Children are real processes; Ctrl-C (or SIGTERM) stops them all, and so does the
 death of any one of them, so nothing runs half-started.
@@ -29,17 +30,26 @@ class Supervisor:
     setup: bool = False  # first-run setup: the web process only, no workers
 
     def start(self) -> dict[str, str]:
+        env = self.start_redis()
+        self.children.append(_spawn(web_command(), env))
+        if not self.setup:
+            self.children.append(_spawn(dispatch_command(), env))
+            self.start_workers(env, self.settings.workers)
+        return env
+
+    def start_redis(self) -> dict[str, str]:
+        """The embedded Redis when REDIS_URL is unset; the children's environment."""
         env = dict(os.environ)
         if self.settings.redis_url is None:
             self.redis = EmbeddedRedis(data_dir=self.settings.data_dir).start()
             env["REDIS_URL"] = self.redis.url
-        self.children.append(_spawn(web_command(), env))
-        if not self.setup:
-            self.children.append(_spawn(dispatch_command(), env))
-        for _ in range(0 if self.setup else self.settings.workers):
-            command = [sys.executable, "-m", "workers.processes.cli", "worker"]
-            self.children.append(_spawn(command, env))
         return env
+
+    def start_workers(self, env: dict[str, str], count: int, *options: str) -> None:
+        """``count`` RQ workers (`agentium worker OPTIONS`)."""
+        for _ in range(count):
+            command = [sys.executable, "-m", "workers.processes.cli", "worker", *options]
+            self.children.append(_spawn(command, env))
 
     def wait(self) -> int:
         """Block until a signal arrives or a child exits; then stop everything."""
