@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,7 +76,9 @@ def pytest_command(tests: Iterable[str]) -> str:
 @dataclass(frozen=True)
 class Grader:
     git: Git
-    sandbox: Sandbox  # the instance's environment's (Environment.confine of the worktree)
+    # The sandbox of a tree inside the instance's environment (Environment.confine), asked
+    # once the worktree exists: its variables depend on the tree's layout (``src/``).
+    sandbox_for: Callable[[Path], Sandbox]
 
     def grade(self, instance: Instance, repo: Path, head: str, workdir: Path) -> Grade:
         """Grade ``head`` of ``repo`` in a new worktree at ``workdir`` (removed after)."""
@@ -93,7 +95,7 @@ class Grader:
         except GitError as error:
             return Grade(resolved=False, error=f"the test patch does not apply: {error}")
         tests = list(dict.fromkeys((*instance.fail_to_pass, *instance.pass_to_pass)))
-        self.sandbox.run(pytest_command(tests), tree)
+        self.sandbox_for(tree).run(pytest_command(tests), tree)
         report_file = tree / REPORT
         report = report_file.read_text(errors="replace") if report_file.is_file() else ""
         passed = passed_tests(report, tests)

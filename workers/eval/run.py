@@ -155,10 +155,10 @@ class InstanceRun:
         )  # fmt: skip
 
     def _grade(self, task: local.LocalTask, repo: LocalRepo, head: str) -> Grade:
-        assert task.environment is not None
-        workdir = self.folder / "grade"
-        sandbox = task.environment.confine(task.runner.deps.sandbox, workdir)
-        return Grader(repo.git, sandbox).grade(self.instance, repo.root, head, workdir)
+        environment, sandbox = task.environment, task.runner.deps.sandbox
+        assert environment is not None
+        grader = Grader(repo.git, lambda tree: environment.confine(sandbox, tree))
+        return grader.grade(self.instance, repo.root, head, self.folder / "grade")
 
 
 def _filled(
