@@ -26,6 +26,7 @@ from workers.eval.record import InstanceRecord
 from workers.processes.supervisor import Supervisor
 
 POLL_S = 0.5
+LEAVE_S = 30.0
 RESULT_TTL_S = 7 * 24 * 3600
 ENDED = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
@@ -82,9 +83,19 @@ def run_pool(
         numbered = enumerate(request.instances, start=1)
         jobs = [_enqueue(queue, request, number, instance) for number, instance in numbered]
         supervisor.start_workers(env, request.workers, "--burst", "--no-github")
-        return _wait(supervisor, request, jobs, on_change)
+        records = _wait(supervisor, request, jobs, on_change)
+        _let_workers_leave(supervisor)
+        return records
     finally:
         supervisor.stop()
+
+
+def _let_workers_leave(supervisor: Supervisor) -> None:
+    """Burst workers leave once the queue is empty: a few seconds for them to do so
+    before the supervisor stops whatever is left."""
+    deadline = time.monotonic() + LEAVE_S
+    while time.monotonic() < deadline and any(c.poll() is None for c in supervisor.children):
+        time.sleep(POLL_S)
 
 
 def _enqueue(queue: Queue, request: PoolRequest, number: int, instance: Instance) -> Job:

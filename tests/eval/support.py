@@ -1,0 +1,77 @@
+"""What the harness's end-to-end tests give ``agentium eval``: a worker harness whose
+sandbox also shows this interpreter (the offline setup's pytest, tests/interpreter.py),
+and a scripted model that makes the reference fix."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from config.settings import Settings
+from tests.e2e.model import ScriptedModel
+from tests.fakes.anthropic import Reply, tool_uses
+from tests.interpreter import python_paths
+from workers.agents.prompts import Prompts
+from workers.agents.runner import AgentDeps, AgentRunner
+from workers.agents.sandbox import open_sandbox
+from workers.eval.grade import patched_files
+from workers.eval.instance import Instance
+from workers.eval.run import Harness
+from workers.eval.source import apply_patch, materialise
+from workers.gitops.runner import Git
+from workers.offline.scenario import ScriptStep
+from workers.repoconfig import EffectiveConfig
+from workers.runtime import anthropic_adapter
+
+HARNESS = "tests.eval.support:harness"
+
+
+def harness(settings: Settings) -> Harness:
+    """The real agents (Anthropic adapter at ANTHROPIC_BASE_URL), as build_harness makes
+    them, in a sandbox that can also read this interpreter's directories."""
+
+    def runner_for(config: EffectiveConfig) -> AgentRunner:
+        agents = config.agents
+        sandbox = open_sandbox(
+            agents.sandbox,
+            unsafe=settings.agentium_unsafe_no_sandbox,
+            hidden=[settings.data_dir.resolve()],
+            readable=python_paths(agents.sandbox),
+        )
+        deps = AgentDeps(
+            adapters={"anthropic": anthropic_adapter(settings, agents)},
+            routing=config.routing,
+            sandbox=sandbox,
+            prompts=Prompts(),
+            settings=agents,
+            clock=time.monotonic,
+        )
+        return AgentRunner(deps)
+
+    return Harness(settings, runner_for)
+
+
+def reference_files(instance: Instance) -> dict[str, str]:
+    """The files the reference fix changes, as they are after it."""
+    with tempfile.TemporaryDirectory(prefix="agentium-reference-") as folder:
+        place = Path(folder)
+        (place / "home").mkdir()
+        git = Git(place / "home")
+        root = materialise(instance, place / "source", git)
+        apply_patch(root, git, instance.patch, place / "fix.patch")
+        return {name: (root / name).read_text() for name in patched_files(instance.patch)}
+
+
+class FixingModel(ScriptedModel):
+    """The scenario's answers; its first worker edit writes the reference fix."""
+
+    def __init__(self, scenario: Path, files: dict[str, str]) -> None:
+        super().__init__(scenario)
+        self.files = files
+
+    def edit(self, step: ScriptStep) -> Reply:
+        if self.edits > 1:
+            return super().edit(step)
+        calls = [("write_file", {"path": p, "content": c}) for p, c in self.files.items()]
+        return tool_uses(calls)
