@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint format bench demo clean system-deps sandbox-deps
+.PHONY: run test lint format bench demo eval clean system-deps sandbox-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,17 @@ bench: $(STAMP)
 # Offline: the real processes against fake GitHub and Anthropic servers, two issues.
 demo: $(STAMP)
 	$(BIN)/python -m tests.e2e.demo
+
+# The shipped suite (tests/corpus/eval/) with the real model: the user's key, the user's
+# money (8 tasks; their setup needs the package index). Without a key it says so.
+EVAL_WORKERS ?= 2
+eval: $(STAMP) sandbox-deps
+	@if [ -z "$$ANTHROPIC_API_KEY" ] && ! grep -qs '^ANTHROPIC_API_KEY=.' .env; then \
+	  echo "make eval: ANTHROPIC_API_KEY is not set (environment or .env): the suite runs"; \
+	  echo "the real agents, so it needs a key (or ANTHROPIC_BASE_URL of a compatible API)."; \
+	  echo "The harness's output format, offline with a scripted model: .venv/bin/python -m tests.eval.demo"; \
+	  exit 2; fi
+	$(BIN)/agentium eval tests/corpus/eval/corpus-repos.jsonl --workers $(EVAL_WORKERS) --out eval-results.json
 
 clean:
 	rm -rf $(VENV) .data .mypy_cache .ruff_cache .pytest_cache

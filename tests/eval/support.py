@@ -10,13 +10,14 @@ from pathlib import Path
 
 from config.settings import Settings
 from tests.e2e.model import ScriptedModel
-from tests.fakes.anthropic import Reply, tool_uses
-from tests.interpreter import python_paths
+from tests.e2e.multitask import TaskRouter
+from tests.fakes.anthropic import FakeAnthropic, Reply, tool_uses
+from tests.interpreter import offline_setup_command, python_paths
 from workers.agents.prompts import Prompts
 from workers.agents.runner import AgentDeps, AgentRunner
 from workers.agents.sandbox import open_sandbox
 from workers.eval.grade import patched_files
-from workers.eval.instance import Instance
+from workers.eval.instance import Instance, Suite
 from workers.eval.run import Harness
 from workers.eval.source import apply_patch, materialise
 from workers.gitops.runner import Git
@@ -25,6 +26,11 @@ from workers.repoconfig import EffectiveConfig
 from workers.runtime import anthropic_adapter
 
 HARNESS = "tests.eval.support:harness"
+SCENARIOS = Path(__file__).parent.parent / "scenarios"
+# (instance, what the scripted worker does, the scenario the agents answer from)
+PLAN = [("iniconfig-section-len", "fix", "issue-42-complex.yml"),
+        ("iniconfig-utf8-bom", "notes", "issue-42-complex.yml"),
+        ("iniconfig-inline-comments", "fix", "issue-22-simple.yml")]  # fmt: skip
 
 
 def harness(settings: Settings) -> Harness:
@@ -75,3 +81,22 @@ class FixingModel(ScriptedModel):
             return super().edit(step)
         calls = [("write_file", {"path": p, "content": c}) for p, c in self.files.items()]
         return tool_uses(calls)
+
+
+def scripted_suite(suite: Suite, llm: FakeAnthropic, folder: Path) -> tuple[Path, TaskRouter]:
+    """PLAN's instances, set up offline, in a suite file; the fake answers each (instance
+    N is issue #N in the prompts) from its scenario, with the reference fix or notes."""
+    router = TaskRouter()
+    lines = []
+    for number, (name, kind, scenario) in enumerate(PLAN, start=1):
+        found = next(i for i in suite.instances if i.instance_id == name)
+        instance = found.model_copy(update={"setup_command": offline_setup_command()})
+        lines.append(instance.model_dump_json(by_alias=True))
+        path = SCENARIOS / scenario
+        fixing = kind == "fix"
+        model = FixingModel(path, reference_files(instance)) if fixing else ScriptedModel(path)
+        router.models[number] = model
+    llm.push(*[router] * 200)
+    suite_file = folder / "scripted.jsonl"
+    suite_file.write_text("\n".join(lines) + "\n")
+    return suite_file, router

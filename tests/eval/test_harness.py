@@ -17,22 +17,15 @@ from pathlib import Path
 import pytest
 
 from tests.agents.conftest import git, needs_bwrap
-from tests.e2e.model import ScriptedModel
-from tests.e2e.multitask import TaskRouter
 from tests.eval.conftest import by_id
-from tests.eval.support import HARNESS, FixingModel, reference_files
+from tests.eval.support import HARNESS, PLAN, scripted_suite
 from tests.fakes.anthropic import FakeAnthropic
-from tests.interpreter import offline_setup_command
 from workers.eval import cli
 from workers.eval.instance import Suite
 from workers.eval.record import Results
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600), needs_bwrap]
 ROOT = Path(__file__).parent.parent.parent
-SCENARIOS = ROOT / "tests" / "scenarios"
-PLAN = [("iniconfig-section-len", "fix", "issue-42-complex.yml"),
-        ("iniconfig-utf8-bom", "notes", "issue-42-complex.yml"),
-        ("iniconfig-inline-comments", "fix", "issue-22-simple.yml")]  # fmt: skip
 
 
 @pytest.fixture
@@ -44,18 +37,7 @@ def llm() -> FakeAnthropic:
 def test_a_scripted_run_resolves_one_not_another_and_one_ends_nomerge(
     suite: Suite, llm: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    router = TaskRouter()
-    lines = []
-    for number, (name, kind, scenario) in enumerate(PLAN, start=1):
-        instance = by_id(suite, name).model_copy(update={"setup_command": offline_setup_command()})
-        lines.append(instance.model_dump_json(by_alias=True))
-        path = SCENARIOS / scenario
-        fixing = kind == "fix"
-        model = FixingModel(path, reference_files(instance)) if fixing else ScriptedModel(path)
-        router.models[number] = model
-    llm.push(*[router] * 200)
-    suite_file = tmp_path / "three.jsonl"
-    suite_file.write_text("\n".join(lines) + "\n")
+    suite_file, router = scripted_suite(suite, llm, tmp_path)
     workdir = tmp_path / "cwd"
     workdir.mkdir()
     monkeypatch.chdir(workdir)  # no .env
