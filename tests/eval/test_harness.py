@@ -83,6 +83,7 @@ def test_a_scripted_run_resolves_one_not_another_and_one_ends_nomerge(
     assert made == ["Docs iteration 1 for iniconfig-section-len",
                     "Implement iteration 1 for iniconfig-section-len"]  # fmt: skip
     assert json.loads((folder.parent / "results.json").read_text())["summary"]["resolved"] == 2
+    assert "Listening on agentium-eval-" in (folder.parent / "workers.log").read_text()
 
     printed = out.getvalue()
     assert "[3/3]" in printed and "iniconfig-utf8-bom: not resolved, ready" in printed

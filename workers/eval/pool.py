@@ -3,8 +3,9 @@
 Like ``make run``: the embedded Redis when ``REDIS_URL`` is unset, and real ``agentium
 worker`` processes (started by the same supervisor, ``--burst --no-github``: they leave
 when the queue is empty and need no GitHub App). The run has a queue of its own, so a bot
-sharing the Redis never sees its jobs. Every wait is bounded: an instance's job by
-``timeout_s``; the whole run ends once every job has ended or every worker has left.
+sharing the Redis never sees its jobs; the workers' logs go to the run's ``workers.log``.
+Every wait is bounded: an instance's job by ``timeout_s``; the whole run ends once every
+job has ended or every worker has left.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def run_pool(
         queue = Queue(env["QUEUE_NAME"], connection=connection)
         numbered = enumerate(request.instances, start=1)
         jobs = [_enqueue(queue, request, number, instance) for number, instance in numbered]
-        supervisor.start_workers(env, request.workers, "--burst", "--no-github")
+        log = request.folder / "workers.log"
+        supervisor.start_workers(env, request.workers, "--burst", "--no-github", log=log)
         records = _wait(supervisor, request, jobs, on_change)
         _let_workers_leave(supervisor)
         return records

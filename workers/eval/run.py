@@ -10,6 +10,7 @@ branch ``agentium/eval-<id>``), ``state/`` (the task's files: plan, feedback, sp
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -38,6 +39,7 @@ from workers.offline.local_repo import IssueFile, LocalError, LocalRepo, open_re
 from workers.repoconfig import EffectiveConfig, RepoConfigError
 
 BRANCH_PREFIX = "agentium/eval-"
+log = logging.getLogger("agentium.eval")
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,9 @@ class InstanceRun:
                 record = self._run(base, out)
         except (SourceError, LocalError, GitError, RepoConfigError, ControllerError) as error:
             record = base.model_copy(update={"error": str(error)})
+        except Exception as error:  # one instance's failure ends only that instance
+            log.exception("instance failed", extra={"instance": self.instance.instance_id})
+            record = base.model_copy(update={"error": f"{type(error).__name__}: {error}"})
         wall = round(self.harness.clock() - started, 1)
         record = record.model_copy(update={"wall_seconds": wall})
         (self.folder / "record.json").write_text(record.model_dump_json(indent=2))

@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from config.settings import Settings
 from workers.processes.embedded_redis import EmbeddedRedis
@@ -45,11 +46,18 @@ class Supervisor:
             env["REDIS_URL"] = self.redis.url
         return env
 
-    def start_workers(self, env: dict[str, str], count: int, *options: str) -> None:
-        """``count`` RQ workers (`agentium worker OPTIONS`)."""
+    def start_workers(
+        self, env: dict[str, str], count: int, *options: str, log: Path | None = None
+    ) -> None:
+        """``count`` RQ workers (`agentium worker OPTIONS`), their output in ``log`` if
+        given (appended), else on this process's."""
         for _ in range(count):
             command = [sys.executable, "-m", "workers.processes.cli", "worker", *options]
-            self.children.append(_spawn(command, env))
+            if log is None:
+                self.children.append(_spawn(command, env))
+                continue
+            with log.open("ab") as output:
+                self.children.append(_spawn(command, env, output))
 
     def wait(self) -> int:
         """Block until a signal arrives or a child exits; then stop everything."""
@@ -95,5 +103,11 @@ def dispatch_command() -> list[str]:
     return [sys.executable, "-m", "workers.processes.cli", "dispatch"]
 
 
-def _spawn(command: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(list(command), env=env, cwd=Path.cwd())
+def _spawn(
+    command: Sequence[str], env: dict[str, str], output: IO[bytes] | None = None
+) -> subprocess.Popen[bytes]:
+    if output is None:
+        return subprocess.Popen(list(command), env=env, cwd=Path.cwd())
+    return subprocess.Popen(
+        list(command), env=env, cwd=Path.cwd(), stdout=output, stderr=subprocess.STDOUT
+    )
