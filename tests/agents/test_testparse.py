@@ -71,3 +71,27 @@ def test_pytest_9_subtests_in_the_summary_line() -> None:
     assert run.failing == ("tests/test_a.py::test_x",)
     fixed = parse_test_output("pytest", 0, "140 passed, 5 skipped, 152 subtests passed in 3.7s")
     assert (fixed.passed, fixed.failed) == (140, None)
+
+
+def test_pytest_ids_with_spaces_in_their_parameters() -> None:
+    """Parametrised ids may hold spaces and brackets; the message after ` - ` may too."""
+    output = "\n".join(
+        [
+            "FAILED testing/test_iniconfig.py::test_tokenize[comment2] - ParseError: x",
+            "FAILED testing/test_iniconfig.py::test_tokenize[comment2 on section] - ParseError",
+            "FAILED testing/test_iniconfig.py::test_iscommentline_true[ ;qwe] - assert [1] == [2]",
+            "ERROR tests/test_b.py::Suite::test_y[a - b]",
+            "FAILED tests/test_c.py::test_z",
+            "ERROR tests/test_broken.py - ImportError: no module",
+            "4 failed, 38 passed, 2 errors in 0.09s",
+        ]
+    )
+    run = parse_test_output("pytest -q", 1, output)
+    assert run.failing == (
+        "testing/test_iniconfig.py::test_tokenize[comment2]",
+        "testing/test_iniconfig.py::test_tokenize[comment2 on section]",
+        "testing/test_iniconfig.py::test_iscommentline_true[ ;qwe]",
+        "tests/test_b.py::Suite::test_y[a - b]",
+        "tests/test_c.py::test_z",
+        "tests/test_broken.py",
+    )
