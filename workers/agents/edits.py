@@ -58,7 +58,7 @@ def _changes(before: str | None, after: str) -> tuple[str, list[str]]:
     """What write_file changed: a short summary and the changed places' hunks."""
     new = lines_of(after)
     if before is None:
-        return f"a new file of {len(new)} lines", []
+        return f"a new file of {len(new)} line{'' if len(new) == 1 else 's'}", []
     old = lines_of(before)
     if old == new:
         return "the same text as before: nothing changed", []
