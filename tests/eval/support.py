@@ -83,20 +83,27 @@ class FixingModel(ScriptedModel):
         return tool_uses(calls)
 
 
-def scripted_suite(suite: Suite, llm: FakeAnthropic, folder: Path) -> tuple[Path, TaskRouter]:
-    """PLAN's instances, set up offline, in a suite file; the fake answers each (instance
-    N is issue #N in the prompts) from its scenario, with the reference fix or notes."""
+Plan = list[tuple[str, str, str]]  # (instance, "fix" or "notes", scenario file)
+
+
+def scripted_suite(
+    suite: Suite, llm: FakeAnthropic, folder: Path, plan: Plan = PLAN
+) -> tuple[Path, TaskRouter]:
+    """The plan's instances, set up offline, in a suite file; the fake answers each
+    (instance N is issue #N in the prompts) from its scenario, with the reference fix
+    ("fix") or notes that change no code ("notes")."""
     router = TaskRouter()
     lines = []
-    for number, (name, kind, scenario) in enumerate(PLAN, start=1):
+    for number, (name, kind, scenario) in enumerate(plan, start=1):
         found = next(i for i in suite.instances if i.instance_id == name)
-        instance = found.model_copy(update={"setup_command": offline_setup_command()})
+        setup = offline_setup_command(plugins=False)
+        instance = found.model_copy(update={"setup_command": setup})
         lines.append(instance.model_dump_json(by_alias=True))
         path = SCENARIOS / scenario
         fixing = kind == "fix"
         model = FixingModel(path, reference_files(instance)) if fixing else ScriptedModel(path)
         router.models[number] = model
-    llm.push(*[router] * 200)
-    suite_file = folder / "scripted.jsonl"
+    llm.push(*[router] * (100 * len(plan)))
+    suite_file = folder / "corpus-repos-scripted.jsonl"
     suite_file.write_text("\n".join(lines) + "\n")
     return suite_file, router
