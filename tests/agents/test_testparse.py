@@ -95,3 +95,24 @@ def test_pytest_ids_with_spaces_in_their_parameters() -> None:
         "tests/test_c.py::test_z",
         "tests/test_broken.py",
     )
+
+
+def test_pytest_9_failed_subtests_name_their_test() -> None:
+    """A unittest test whose subtests failed: one SUBFAILED line per subtest, the test
+    itself PASSED; the reviewer gets the test's id once."""
+    output = "\n".join(
+        [
+            "SUBFAILED(argv=[]) tests/test_release.py::Case::test_shape - AssertionError: x",
+            "SUBFAILED(argv=['Hello', '--no-lowercase']) tests/test_release.py::Case::test_shape",
+            "SUBFAILED[a message] (n=1) tests/test_b.py::test_b[x y] - boom",
+            "SUBFAIL tests/test_c.py::test_c - pytest-subtests",
+            "3 failed, 140 passed, 5 skipped, 150 subtests passed in 0.87s",
+        ]
+    )
+    run = parse_test_output("pytest -q", 1, output)
+    assert (run.failed, run.passed) == (3, 140)
+    assert run.failing == (
+        "tests/test_release.py::Case::test_shape",
+        "tests/test_b.py::test_b[x y]",
+        "tests/test_c.py::test_c",
+    )
