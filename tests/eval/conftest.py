@@ -60,37 +60,63 @@ def sandbox() -> Sandbox:
     return make_sandbox(stock_sandbox_settings())
 
 
-@pytest.fixture(scope="session")
-def iniconfig_environment(
-    suite: Suite, sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory
+def offline_environment(
+    instance: Instance, sandbox: Sandbox, parent: Path, *, plugins: bool = True
 ) -> Environment:
-    """The environment step's environment for the iniconfig instances, offline."""
-    parent = tmp_path_factory.mktemp("iniconfig-environment")
-    instance = by_id(suite, "iniconfig-section-len")
+    """The environment step's environment for ``instance``'s repository, offline."""
     root, tool = made(instance, parent)
     step = EnvironmentStep(sandbox, tool, parent / "envs", EnvironmentSettings(timeout_seconds=120))
-    request = SetupRequest(
-        instance.repo, root, instance.base_commit, offline_setup_command(), False, "eval#1"
-    )
+    command = offline_setup_command(plugins=plugins)
+    request = SetupRequest(instance.repo, root, instance.base_commit, command, False, "eval#1")
     environment = step.ensure(request)
     assert environment.outcome.ok, environment.outcome.tail
     return environment
 
 
+@pytest.fixture(scope="session")
+def iniconfig_environment(
+    suite: Suite, sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory
+) -> Environment:
+    """The environment for the iniconfig instances, offline."""
+    parent = tmp_path_factory.mktemp("iniconfig-environment")
+    return offline_environment(by_id(suite, "iniconfig-section-len"), sandbox, parent)
+
+
+@pytest.fixture(scope="session")
+def slugify_environment(
+    suite: Suite, sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory
+) -> Environment:
+    """The environment for the python-slugify instances, offline (text-unidecode from the
+    dev dependencies; none of this interpreter's pytest plugins: its settings make
+    warnings errors)."""
+    parent = tmp_path_factory.mktemp("slugify-environment")
+    instance = by_id(suite, "slugify-cli-bad-regex")
+    return offline_environment(instance, sandbox, parent, plugins=False)
+
+
 GradeAt = Callable[[Instance, Path, str], Grade]
 
 
-@pytest.fixture
-def grade_at(iniconfig_environment: Environment, sandbox: Sandbox, tmp_path: Path) -> GradeAt:
-    """Grade ``head`` of an iniconfig instance's repository, as the harness does."""
+def grader_in(environment: Environment, sandbox: Sandbox, tmp_path: Path) -> GradeAt:
+    """Grade ``head`` of an instance's repository in ``environment``, as the harness does."""
 
     def grade(instance: Instance, root: Path, head: str) -> Grade:
         workdir = tmp_path / f"grade-{head[:8]}"
-        grader = Grader(Git(tmp_path / "home"), lambda t: iniconfig_environment.confine(sandbox, t))
+        grader = Grader(Git(tmp_path / "home"), lambda t: environment.confine(sandbox, t))
         return grader.grade(instance, root, head, workdir)
 
     (tmp_path / "home").mkdir(exist_ok=True)
     return grade
+
+
+@pytest.fixture
+def grade_at(iniconfig_environment: Environment, sandbox: Sandbox, tmp_path: Path) -> GradeAt:
+    return grader_in(iniconfig_environment, sandbox, tmp_path)
+
+
+@pytest.fixture
+def grade_slugify(slugify_environment: Environment, sandbox: Sandbox, tmp_path: Path) -> GradeAt:
+    return grader_in(slugify_environment, sandbox, tmp_path)
 
 
 __all__ = ["needs_bwrap"]

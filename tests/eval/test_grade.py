@@ -50,6 +50,26 @@ def test_a_fix_that_breaks_a_pass_to_pass_test_is_not_resolved(
     assert graded.broken == ["testing/test_iniconfig.py::test_api_import"]
 
 
+def test_a_fix_that_breaks_a_pass_to_pass_subtest_is_not_resolved(
+    suite: Suite, grade_slugify: GradeAt, tmp_path: Path
+) -> None:
+    """python-slugify's test_release.py checks with unittest subtests; pytest 9 reports a
+    test whose subtests failed PASSED (after SUBFAILED lines): it is broken all the same.
+    A new option in the CLI's namespace breaks test_cli_preserves_legacy_default_shape."""
+    instance = by_id(suite, "slugify-cli-bad-regex")
+    root, tool = made(instance, tmp_path / "repo")
+    commit_patch(root, tool, instance.patch, "fix")
+    anchor = '    input_group.add_argument("--stdin", '
+    extra = '    input_group.add_argument("--extra", action="store_true")\n'
+    head = commit_edit(root, "slugify/__main__.py", anchor, extra + anchor)
+    graded = grade_slugify(instance, root, head)
+    assert not graded.resolved
+    assert graded.still_failing == []
+    shape = "tests/test_release.py::ReleaseRegressionTests::test_cli_preserves_legacy_default_shape"
+    assert graded.broken == [shape]
+    assert "= 2 failed, 142 passed in " in graded.log_tail  # its two subtests
+
+
 def test_the_hidden_tests_replace_the_agents_edits_of_their_file(
     suite: Suite, grade_at: GradeAt, tmp_path: Path
 ) -> None:
@@ -95,6 +115,28 @@ def test_pytest_reports_are_read_per_test_id() -> None:
     wanted = ["t.py::test_a[ spaced - id ]", "t.py::test_b", "t.py::test_c", "t.py::test_d",
               "t.py::test_e", "t.py::test_missing"]  # fmt: skip
     assert passed_tests(report, wanted) == {"t.py::test_a[ spaced - id ]", "t.py::test_c"}
+
+
+def test_a_test_whose_subtests_fail_is_not_passing() -> None:
+    """pytest 9 reports a unittest test whose subtests failed as PASSED, after a
+    SUBFAILED line per failed subtest (pytest-subtests: SUBFAIL); such a test does not pass."""
+    report = "\n".join(
+        [
+            "SUBFAILED(argv=[]) t.py::Case::test_shape",
+            "SUBFAILED(argv=['Hello', '--no-lowercase']) t.py::Case::test_shape - AssertionError",
+            "PASSED t.py::Case::test_shape",
+            "SUBFAILED[a message] (n=1) t.py::test_b[x - y] - boom",
+            "PASSED t.py::test_b[x - y]",
+            "SUBFAIL t.py::test_c - old plugin",
+            "PASSED t.py::test_c",
+            "SUBPASSED(n=2) t.py::test_d",
+            "PASSED t.py::test_d",
+            "PASSED t.py::Case::test_shape_2",
+        ]
+    )
+    wanted = ["t.py::Case::test_shape", "t.py::test_b[x - y]", "t.py::test_c", "t.py::test_d",
+              "t.py::Case::test_shape_2"]  # fmt: skip
+    assert passed_tests(report, wanted) == {"t.py::test_d", "t.py::Case::test_shape_2"}
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,9 @@ in the sandbox, inside the task's environment, and its report says which passed.
 Resolved = every FAIL_TO_PASS test passes and every PASS_TO_PASS test still does.
 
 The test ids are pytest node ids (SWE-bench's for Python repositories); a test pytest does
-not report as passed (failed, errored, skipped, not found) counts as not passing.
+not report as passed (failed, errored, skipped, not found) counts as not passing, and so
+does a test with a failed subtest (pytest 9 reports such a unittest test PASSED after one
+``SUBFAILED`` line per failed subtest).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from workers.gitops.runner import Git, GitError
 REPORT = ".agentium-grade.log"  # in the grading worktree, read after the run
 _PATCHED = re.compile(r"^diff --git a/(\S+) b/(\S+)$", re.MULTILINE)
 _STATUS = re.compile(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (.+)$", re.MULTILINE)
+# pytest 9: "SUBFAILED[msg] (k=v) <id> - message"; the pytest-subtests plugin: "SUBFAIL ..."
+_SUBFAILED = re.compile(r"^SUBFAIL(?:ED)?\b(.*)$", re.MULTILINE)
 PYTEST = "python -m pytest -p no:cacheprovider -rfEpsxX --tb=no --color=no"
 TAIL_CHARS = 2000
 
@@ -65,7 +69,19 @@ def passed_tests(report: str, wanted: Iterable[str]) -> set[str]:
         test = rest if rest in wanted else rest.split(" - ", 1)[0]
         if status == "PASSED" and test in wanted:
             passed.add(test)
-    return passed
+    return passed - failed_subtests(report, wanted)
+
+
+def failed_subtests(report: str, wanted: Iterable[str]) -> set[str]:
+    """The wanted ids with a failed subtest (the line names the id after the subtest's
+    description, which may hold spaces: the id is matched whole, at the end of the line or
+    before the message's `` - ``)."""
+    lines = _SUBFAILED.findall(report)
+    return {
+        test
+        for test in wanted
+        if any(line.endswith(f" {test}") or f" {test} - " in line for line in lines)
+    }
 
 
 def pytest_command(tests: Iterable[str]) -> str:
