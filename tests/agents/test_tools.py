@@ -130,6 +130,19 @@ def test_a_long_command_output_keeps_its_head_and_its_tail(
     assert "characters cut ...]" in content
 
 
+def test_colour_codes_are_removed_from_what_the_model_reads(
+    checkout: Path, sandbox: Sandbox
+) -> None:
+    """A repository whose pytest settings force colour (python-slugify: --color=yes) would
+    fill the output, and its cut, with escape sequences."""
+    command = (
+        "printf '\\033[31mFAILED\\033[0m t.py::x - \\033[1mboom\\033[0m\\n\\033]0;title\\007ok\\n'"
+    )
+    content = call(box(checkout, sandbox), "run_command", command=command).content
+    assert content.splitlines()[1:] == ["FAILED t.py::x - boom", "ok"]
+    assert "\x1b" not in content
+
+
 def test_a_large_read_says_what_was_left_out_and_how_to_read_it(checkout: Path) -> None:
     (checkout / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 10_001)))
     tools = box(checkout)
