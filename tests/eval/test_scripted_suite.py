@@ -7,7 +7,8 @@ workers write each instance's reference fix grades 100 %; one whose workers writ
 and no code grades 0 %. What the agents were shown along the way (each instance's
 ``agents-saw.md``) is checked where the harness is meant to help a model: the repository
 map in the PLAN worker's prompt, the changed lines and the syntax check after an edit,
-the test figures and every failing test's id for the reviewer and the judge.
+the test figures and every failing test's id (those with spaces, and those of failed
+subtests) for the reviewer and the judge, no terminal escape sequences.
 """
 
 from __future__ import annotations
@@ -91,3 +92,8 @@ def test_the_reference_fixes_grade_100_percent_and_no_change_0_percent(
                  "test_iscommentline_true[;qwe]", "test_iscommentline_true[ ;qwe]"):  # fmt: skip
         assert f"testing/test_iniconfig.py::{test}\n" in planted
     assert "FAIL_TO_PASS" not in planted and "test_semicolon_comments_in_a_config" not in planted
+    edges = saw(notes.results.records[7].folder)  # slugify-modern-edge-dashes
+    assert "failed (exit code 1): 18 failed, 131 passed, 5 skipped" in edges
+    assert "tests/test_release.py::ReleaseRegressionTests::test_empty_and_whitespace\n" in edges
+    for record in [*fixed.results.records, *notes.results.records]:
+        assert "\x1b" not in saw(record.folder)  # python-slugify's pytest forces colour
