@@ -16,8 +16,8 @@ from rq import Queue, get_current_job
 from config.defaults import load_bot_defaults
 from config.settings import Settings, load_settings
 from workers.engine import scheduling, subtasks
-from workers.engine.stepjob import advance
 from workers.engine.repo_settings import trigger_label_of
+from workers.engine.stepjob import advance
 from workers.engine.wavestep import WaveJobs
 from workers.intake import deliveries
 from workers.intake.apply import Schedule
