@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint format bench demo clean system-deps sandbox-deps
+.PHONY: run test lint format bench demo eval eval-real clean system-deps sandbox-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,26 @@ bench: $(STAMP)
 # Offline: the real processes against fake GitHub and Anthropic servers, two issues.
 demo: $(STAMP)
 	$(BIN)/python -m tests.e2e.demo
+
+# The shipped suite (tests/corpus/eval/, 8 tasks) through `agentium eval`, offline: the real
+# workers, controller, agents' prompts and tools, sandbox, environment step and grading,
+# with a scripted model whose workers write each task's reference fix (tests/eval/scripted.py):
+# it must grade 100 % (EVAL_ARGS=--unchanged: workers that change no code, 0 %). A couple
+# of minutes; no key, no network. Each task's folder gets agents-saw.md, every prompt.
+EVAL_WORKERS ?= 2
+EVAL_ARGS ?=
+eval: $(STAMP) sandbox-deps
+	$(BIN)/python -m tests.eval.scripted --workers $(EVAL_WORKERS) $(EVAL_ARGS)
+
+# The same suite with the real model: the user's key, the user's money (the tasks' setup
+# needs the package index). Without a key it says so.
+eval-real: $(STAMP) sandbox-deps
+	@if [ -z "$$ANTHROPIC_API_KEY" ] && ! grep -qs '^ANTHROPIC_API_KEY=.' .env; then \
+	  echo "make eval-real: ANTHROPIC_API_KEY is not set (environment or .env): the suite"; \
+	  echo "runs the real agents, so it needs a key (or ANTHROPIC_BASE_URL of a compatible"; \
+	  echo "API). Offline, with a scripted model: make eval"; \
+	  exit 2; fi
+	$(BIN)/agentium eval tests/corpus/eval/corpus-repos.jsonl --workers $(EVAL_WORKERS) --out eval-results.json
 
 clean:
 	rm -rf $(VENV) .data .mypy_cache .ruff_cache .pytest_cache

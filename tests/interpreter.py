@@ -38,12 +38,20 @@ def site_packages() -> Path:
     return Path(sysconfig.get_paths()["purelib"]).resolve()
 
 
-def offline_setup_command() -> str:
+def offline_setup_command(*, plugins: bool = True) -> str:
     """A ``setup_command`` that needs no network: the environment's ``python`` (the virtual
-    environment the step made) gets this interpreter's site-packages on its path."""
+    environment the step made) gets this interpreter's site-packages on its path.
+
+    ``plugins=False``: pytest loads none of this interpreter's plugins (pytest-asyncio,
+    hypothesis, ...) by itself, as in an environment made for the repository alone: a
+    repository whose pytest settings turn warnings into errors (python-slugify) would
+    otherwise stop at pytest-asyncio's warning about its own settings."""
+    lines = str(site_packages()) + chr(10)
+    if not plugins:  # an `import` line of a .pth file runs when python starts
+        lines += "import os; os.environ.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD=str(1))" + chr(10)
     code = (
         "import pathlib, sysconfig; "
         f"pathlib.Path(sysconfig.get_paths()['purelib'], {PTH!r})"
-        f".write_text({str(site_packages()) + chr(10)!r})"
+        f".write_text({lines!r})"
     )
     return f'python -c "{code}"'

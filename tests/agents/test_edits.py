@@ -115,6 +115,31 @@ def test_the_edit_answer_shows_the_changed_lines_with_numbers(checkout: Path) ->
     assert answer[-1] == "Python syntax check: the file parses."
 
 
+def test_overwriting_a_file_shows_what_changed_in_it(checkout: Path) -> None:
+    """write_file over an existing file answers like edit_file: the changed lines with
+    their numbers and context, so a whole-file rewrite that dropped something shows it."""
+    lines = [f"value_{n} = {n}" for n in range(1, 21)]
+    (checkout / "values.py").write_text("\n".join(lines) + "\n")
+    lines[9] = "value_10 = 'ten'"
+    del lines[15]
+    result = call(box(checkout), "write_file", path="values.py", content="\n".join(lines) + "\n")
+    answer = result.content.splitlines()
+    assert answer[0] == "wrote values.py (251 characters; 2 places changed)"
+    assert answer[1] == "lines 10-10 now read (with the lines around them):"
+    assert ">   10\tvalue_10 = 'ten'" in answer
+    assert "text removed at line 16; the lines around it now read:" in answer
+    assert "    16\tvalue_17 = 17" in answer
+    assert answer[-1] == "Python syntax check: the file parses."
+
+
+def test_writing_a_new_file_or_the_same_text_says_so(checkout: Path) -> None:
+    tools = box(checkout)
+    made = call(tools, "write_file", path="new.txt", content="a\nb\n").content
+    assert made == "wrote new.txt (4 characters; a new file of 2 lines)"
+    same = call(tools, "write_file", path="new.txt", content="a\nb\n").content
+    assert same == "wrote new.txt (4 characters; the same text as before: nothing changed)"
+
+
 def test_a_python_edit_that_breaks_the_syntax_is_reported_not_refused(checkout: Path) -> None:
     (checkout / "ok.py").write_text("def f():\n    return 1\n")
     result = call(

@@ -166,12 +166,14 @@ def test_the_second_time_it_comes_from_the_cache(built: Built) -> None:
 def test_a_failed_setup_is_an_outcome_and_is_not_retried_within_its_task(
     stock: Sandbox, checkout: Path, data_dir: Path, listener: int
 ) -> None:
-    command = f"echo 'no such package'; {CONNECT.format(port=listener)}; exit 3"
+    red = "printf '\\033[31mno such package\\033[0m\\n'"
+    command = f"{red}; {CONNECT.format(port=listener)}; exit 3"
     step = step_for(stock, data_dir)
     failed = step.ensure(request(checkout, command, network=False))
     outcome = failed.outcome
     assert (outcome.ok, outcome.exit_code, outcome.cached) == (False, 3, False)
-    assert "no such package" in outcome.tail
+    assert "no such package\n" in outcome.tail
+    assert "\x1b" not in outcome.tail  # the colour codes are not shown to the agents
     assert "connected" not in outcome.tail  # setup_network: false
     assert "failed (exit code 3)" in outcome.line()
     assert (failed.venv / "bin" / "python").exists()  # commands still get a python

@@ -75,10 +75,12 @@ def test_a_command_that_never_ends_is_killed(sandbox: Sandbox, checkout: Path) -
 
 
 def test_100_mb_of_output_is_capped(sandbox: Sandbox, checkout: Path) -> None:
-    result = sandbox.run("head -c 100000000 /dev/zero | tr '\\0' 'a'; echo; echo THE-END", checkout)
+    command = "echo THE-START; head -c 100000000 /dev/zero | tr '\\0' 'a'; echo; echo THE-END"
+    result = sandbox.run(command, checkout)
     assert result.total_bytes > 100_000_000
     assert result.truncated
     assert len(result.output) < sandbox.settings.output_cap_bytes + 100
+    assert result.output.startswith("THE-START\naaa")  # the head and the tail are kept
     assert result.output.rstrip().endswith("THE-END")
     assert "output cut" in result.describe()
 

@@ -71,3 +71,48 @@ def test_pytest_9_subtests_in_the_summary_line() -> None:
     assert run.failing == ("tests/test_a.py::test_x",)
     fixed = parse_test_output("pytest", 0, "140 passed, 5 skipped, 152 subtests passed in 3.7s")
     assert (fixed.passed, fixed.failed) == (140, None)
+
+
+def test_pytest_ids_with_spaces_in_their_parameters() -> None:
+    """Parametrised ids may hold spaces and brackets; the message after ` - ` may too."""
+    output = "\n".join(
+        [
+            "FAILED testing/test_iniconfig.py::test_tokenize[comment2] - ParseError: x",
+            "FAILED testing/test_iniconfig.py::test_tokenize[comment2 on section] - ParseError",
+            "FAILED testing/test_iniconfig.py::test_iscommentline_true[ ;qwe] - assert [1] == [2]",
+            "ERROR tests/test_b.py::Suite::test_y[a - b]",
+            "FAILED tests/test_c.py::test_z",
+            "ERROR tests/test_broken.py - ImportError: no module",
+            "4 failed, 38 passed, 2 errors in 0.09s",
+        ]
+    )
+    run = parse_test_output("pytest -q", 1, output)
+    assert run.failing == (
+        "testing/test_iniconfig.py::test_tokenize[comment2]",
+        "testing/test_iniconfig.py::test_tokenize[comment2 on section]",
+        "testing/test_iniconfig.py::test_iscommentline_true[ ;qwe]",
+        "tests/test_b.py::Suite::test_y[a - b]",
+        "tests/test_c.py::test_z",
+        "tests/test_broken.py",
+    )
+
+
+def test_pytest_9_failed_subtests_name_their_test() -> None:
+    """A unittest test whose subtests failed: one SUBFAILED line per subtest, the test
+    itself PASSED; the reviewer gets the test's id once."""
+    output = "\n".join(
+        [
+            "SUBFAILED(argv=[]) tests/test_release.py::Case::test_shape - AssertionError: x",
+            "SUBFAILED(argv=['Hello', '--no-lowercase']) tests/test_release.py::Case::test_shape",
+            "SUBFAILED[a message] (n=1) tests/test_b.py::test_b[x y] - boom",
+            "SUBFAIL tests/test_c.py::test_c - pytest-subtests",
+            "3 failed, 140 passed, 5 skipped, 150 subtests passed in 0.87s",
+        ]
+    )
+    run = parse_test_output("pytest -q", 1, output)
+    assert (run.failed, run.passed) == (3, 140)
+    assert run.failing == (
+        "tests/test_release.py::Case::test_shape",
+        "tests/test_b.py::test_b[x y]",
+        "tests/test_c.py::test_c",
+    )

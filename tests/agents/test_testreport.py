@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from workers.agents.briefings import tail_capped
 from workers.agents.sandbox import CommandResult
 from workers.agents.testreport import against, describe, run_of, versus
+from workers.agents.untrusted import quoted
 from workers.controller.testrun import TestRun
 
 
@@ -73,3 +75,18 @@ def test_a_run_that_fails_naming_nothing_is_called_broken() -> None:
         "On the base commit: `make test`: passed (exit code 0): no counts found in its output. "
         "This run did not finish: nothing to compare."
     )
+
+
+def test_a_long_failing_run_keeps_its_figures_and_its_summary_for_the_reviewer() -> None:
+    """As the reviewer gets it (capped to ``test_output_chars``): the status, the figures
+    and the failing ids first, pytest's own summary with the assertion message last."""
+    output = "".join(f"t.py::test_{n} PASSED\n" for n in range(2000))
+    output += "FAILED t.py::test_planted - AssertionError: assert 2 == 3\n"
+    output += "======= 1 failed, 2000 passed in 3.21s ======="
+    line = describe(run_of("pytest -v", result(1, output)))
+    shown = tail_capped(f"{line}\n\nIts output:\n\n{quoted('the output', output)}", 8000)
+    assert len(shown) < 8100 and "[... output cut ...]" in shown
+    assert shown.startswith("`pytest -v`: failed (exit code 1): 1 failed, 2000 passed\n")
+    assert shown.index("t.py::test_planted") < shown.index("[... output cut ...]")
+    assert "FAILED t.py::test_planted - AssertionError: assert 2 == 3" in shown
+    assert shown.endswith("= 1 failed, 2000 passed in 3.21s =======\n```\n</untrusted-data>")

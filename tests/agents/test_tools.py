@@ -115,6 +115,34 @@ def test_long_output_is_cut_for_the_model(checkout: Path, sandbox: Sandbox) -> N
     assert "characters cut" in result.content
 
 
+def test_a_long_command_output_keeps_its_head_and_its_tail(
+    checkout: Path, sandbox: Sandbox
+) -> None:
+    """The first failure's assertion (near the start) and pytest's summary (at the end)
+    both reach the model; what is cut is the middle, and the cut is stated."""
+    command = "echo 'E   AssertionError: planted'; seq 1 5000; echo '1 failed, 41 passed in 0.1s'"
+    content = call(box(checkout, sandbox), "run_command", command=command).content
+    assert len(content) < 5200
+    head = content.splitlines()[:3]  # the status, maybe the sandbox's own cut, the output
+    assert head[0] == "[exit code 0; 23949 bytes of output]"
+    assert "E   AssertionError: planted" in head
+    assert content.rstrip().endswith("\n4999\n5000\n1 failed, 41 passed in 0.1s")
+    assert "characters cut ...]" in content
+
+
+def test_colour_codes_are_removed_from_what_the_model_reads(
+    checkout: Path, sandbox: Sandbox
+) -> None:
+    """A repository whose pytest settings force colour (python-slugify: --color=yes) would
+    fill the output, and its cut, with escape sequences."""
+    command = (
+        "printf '\\033[31mFAILED\\033[0m t.py::x - \\033[1mboom\\033[0m\\n\\033]0;title\\007ok\\n'"
+    )
+    content = call(box(checkout, sandbox), "run_command", command=command).content
+    assert content.splitlines()[1:] == ["FAILED t.py::x - boom", "ok"]
+    assert "\x1b" not in content
+
+
 def test_a_large_read_says_what_was_left_out_and_how_to_read_it(checkout: Path) -> None:
     (checkout / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 10_001)))
     tools = box(checkout)

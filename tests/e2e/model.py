@@ -89,9 +89,13 @@ class ScriptedModel:
                 return text("(script mismatch)")
             if role is Role.WORKER and self._commits(step, request):
                 self.edits += 1
-                path = f"AGENTIUM_NOTES_{self.edits}.md"
-                return tool_use("write_file", {"path": path, "content": f"{step.text}\n"})
+                return self.edit(step)
             return text(self._pop(role).text or "")
+
+    def edit(self, step: ScriptStep) -> Reply:
+        """The worker's tool call that changes the checkout: a notes file per edit."""
+        path = f"AGENTIUM_NOTES_{self.edits}.md"
+        return tool_use("write_file", {"path": path, "content": f"{step.text}\n"})
 
     def _pop(self, role: Role) -> ScriptStep:
         step = self.steps.popleft()

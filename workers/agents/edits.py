@@ -4,12 +4,15 @@ An edit keeps the file's encoding, byte-order mark and line endings: in a CRLF f
 ``\\n`` of ``old_string`` and ``new_string`` (read_file shows lines without their ``\\r``)
 become ``\\r\\n``. The answer shows the changed lines with their numbers and a few lines
 around them, and for a Python file whether it still parses (reported, never blocking).
-Overwriting an existing text file with write_file keeps its encoding and line endings too.
+Overwriting an existing text file with write_file keeps its encoding and line endings too,
+and its answer shows the places that changed the same way (a whole-file rewrite that
+dropped or altered something by mistake shows it at once).
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 import warnings
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from workers.agents.workspace import ToolError, Workspace, lines_of
 
 CONTEXT_LINES = 3
 MAX_HUNKS = 3
+MAX_COMPARED_LINES = 20_000  # write_file compares the old and new text up to this size
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
@@ -44,9 +48,31 @@ def write_file(workspace: Workspace, path: str, content: str) -> str:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     kept = f"; kept its {before.describe()}" if before is not None and before.describe() else ""
-    answer = f"wrote {workspace.display(target)} ({len(content)} characters{kept})"
+    summary, changed = _changes(before.text if before is not None else None, content)
+    answer = f"wrote {workspace.display(target)} ({len(content)} characters{kept}; {summary})"
     check = syntax_note(target, before.text if before else None, content)
-    return f"{answer}\n{check}" if check else answer
+    return "\n".join([answer, *changed, *([check] if check else [])])
+
+
+def _changes(before: str | None, after: str) -> tuple[str, list[str]]:
+    """What write_file changed: a short summary and the changed places' hunks."""
+    new = lines_of(after)
+    if before is None:
+        return f"a new file of {len(new)} line{'' if len(new) == 1 else 's'}", []
+    old = lines_of(before)
+    if old == new:
+        return "the same text as before: nothing changed", []
+    if max(len(old), len(new)) > MAX_COMPARED_LINES:
+        return f"{len(new)} lines, too long to compare with the old text", []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    opcodes = matcher.get_opcodes()
+    places = [(j1 + 1, j2, tag == "delete") for tag, _, _, j1, j2 in opcodes if tag != "equal"]
+    out: list[str] = []
+    for first, last, removed in places[:MAX_HUNKS]:
+        out += _hunk(new, first, last, removed)
+    if len(places) > MAX_HUNKS:
+        out.append(f"[... and {len(places) - MAX_HUNKS} more changed place(s) not shown]")
+    return f"{len(places)} place{'s' if len(places) > 1 else ''} changed", out
 
 
 def _matches(file: TextFile, old: str, new: str) -> tuple[str, str, int]:
@@ -108,18 +134,23 @@ def hunks(text: str, spans: list[tuple[int, int]], *, removed: bool = False) -> 
     lines = lines_of(text)
     out: list[str] = []
     for first, last in spans[:MAX_HUNKS]:
-        low, high = max(1, first - CONTEXT_LINES), min(len(lines), last + CONTEXT_LINES)
-        if removed:
-            out.append(f"text removed at line {first}; the lines around it now read:")
-        else:
-            out.append(f"lines {first}-{last} now read (with the lines around them):")
-        for number in range(low, high + 1):
-            mark = ">" if first <= number <= last and not removed else " "
-            out.append(f"{mark}{number:5}\t{lines[number - 1][:300]}")
+        out += _hunk(lines, first, last, removed)
     if len(spans) > MAX_HUNKS:
         out.append(f"[... and {len(spans) - MAX_HUNKS} more replacement(s) not shown]")
     if not lines:
         out.append("(the file is empty now)")
+    return out
+
+
+def _hunk(lines: list[str], first: int, last: int, removed: bool) -> list[str]:
+    low, high = max(1, first - CONTEXT_LINES), min(len(lines), last + CONTEXT_LINES)
+    if removed:
+        out = [f"text removed at line {first}; the lines around it now read:"]
+    else:
+        out = [f"lines {first}-{last} now read (with the lines around them):"]
+    for number in range(low, high + 1):
+        mark = ">" if first <= number <= last and not removed else " "
+        out.append(f"{mark}{number:5}\t{lines[number - 1][:300]}")
     return out
 
 

@@ -19,7 +19,13 @@ _COUNT = r"(\d+) (?:{})"
 # pytest: "=== 2 failed, 10 passed, 1 skipped in 0.51s ===" / "FAILED tests/t.py::test_x - ..."
 # (pytest 9 adds "143 subtests passed" to the line)
 _PYTEST_SUMMARY = re.compile(r"^=*\s*((?:\d+ \w+(?: \w+)?(?:, )?)+) in [\d.]+s", re.MULTILINE)
-_PYTEST_FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+|\S+\.py)(?: - |$)", re.MULTILINE)
+# A parametrised id may hold spaces and ` - ` inside its brackets (`test_x[a b]`): the id
+# ends at the first `]` followed by ` - ` (the message) or the end of the line. A failed
+# subtest (pytest 9: "SUBFAILED[msg] (k=v) <id>"; pytest-subtests: "SUBFAIL") names its test.
+_PYTEST_WORD = r"(?:FAILED|ERROR|SUBFAIL(?:ED)?(?:\[.*?\])? ?(?:\(.*?\))?)"
+_PYTEST_FAILED = re.compile(
+    rf"^{_PYTEST_WORD} (\S+?::[^\s\[]+(?:\[.*?\])?|\S+\.py)(?: - |$)", re.MULTILINE
+)
 # Jest: "Tests:       1 failed, 5 passed, 6 total" / "  ● Suite <sep> test name"
 JEST_SEPARATOR = "\u203a"  # the angle quote Jest puts between a suite and a test
 _JEST_SUMMARY = re.compile(r"^Tests:\s+(.*\btotal)$", re.MULTILINE)

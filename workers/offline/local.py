@@ -97,12 +97,13 @@ class LocalTask:
     runner: AgentRunner
     envs: Path  # DATA_DIR/envs: the environments' cache, shared with workers on this machine
     environment: Environment | None = None
+    issue_number: int = LOCAL_ISSUE  # agentium eval: the instance's number in its suite
 
     def context(self, state: WorkflowState) -> TaskContext:
         return TaskContext.from_state(
             state,
             self.config.workflow,
-            issue_number=LOCAL_ISSUE,
+            issue_number=self.issue_number,
             issue_title=self.issue.title,
             issue_body=self.issue.body,
             checkout=self.branch.checkout,

@@ -1,4 +1,4 @@
-"""The `agentium` command: run, web, worker, redis, simulate, local."""
+"""The `agentium` command: run, web, worker, redis, simulate, local, eval."""
 
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from workers.offline import local
 
         return local.main(args.args)
+    if args.command == "eval":
+        from workers.eval import cli
+
+        return cli.main(args.args)
     try:
         settings = load_settings()
     except SettingsError as exc:
@@ -45,11 +49,20 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument("--name", default=None)
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     worker.add_argument("--max-jobs", type=int, default=None, help="exit after this many jobs")
+    worker.add_argument(
+        "--no-github",
+        action="store_true",
+        help="only jobs that need no GitHub App (agentium eval's): no sweep, no reconcile",
+    )
     sub.add_parser("redis", help="only the embedded Redis, in the foreground")
     simulate = sub.add_parser("simulate", help="run the phase controller on a scenario file")
     simulate.add_argument("scenario")
     local = sub.add_parser("local", help="the loop on a local git repository", prefix_chars="+")
     local.add_argument("args", nargs="*", help="--repo PATH --issue-file ISSUE.md ...")
+    evaluate = sub.add_parser(
+        "eval", help="the loop on a suite of tasks, graded by hidden tests", prefix_chars="+"
+    )
+    evaluate.add_argument("args", nargs="*", help="SUITE.jsonl [--workers N] ... | compare A B")
     return parser
 
 
@@ -131,7 +144,7 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
 
     try:
         settings.require("redis_url")
-        if settings.app_id:
+        if settings.app_id and not args.no_github:
             settings.require("private_key")
     except SettingsError as exc:
         print(f"agentium: {exc} (set it in the environment or in .env)", file=sys.stderr)
@@ -142,7 +155,8 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     from workers.github.app_slug import AppSlugUnknown
 
     try:
-        preload_runtime(settings)
+        if not args.no_github:
+            preload_runtime(settings)
     except AppSlugUnknown as exc:
         print(f"agentium: {exc}", file=sys.stderr)
         return 2

@@ -1,4 +1,5 @@
-"""`agentium run`: Redis (embedded when REDIS_URL is unset), the web process and workers.
+"""`agentium run`: Redis (embedded when REDIS_URL is unset), the web process and workers
+(`agentium eval`: Redis and workers only).
 
 Children are real processes; Ctrl-C (or SIGTERM) stops them all, and so does the
 death of any one of them, so nothing runs half-started.
@@ -14,6 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from config.settings import Settings
 from workers.processes.embedded_redis import EmbeddedRedis
@@ -29,17 +31,33 @@ class Supervisor:
     setup: bool = False  # first-run setup: the web process only, no workers
 
     def start(self) -> dict[str, str]:
+        env = self.start_redis()
+        self.children.append(_spawn(web_command(), env))
+        if not self.setup:
+            self.children.append(_spawn(dispatch_command(), env))
+            self.start_workers(env, self.settings.workers)
+        return env
+
+    def start_redis(self) -> dict[str, str]:
+        """The embedded Redis when REDIS_URL is unset; the children's environment."""
         env = dict(os.environ)
         if self.settings.redis_url is None:
             self.redis = EmbeddedRedis(data_dir=self.settings.data_dir).start()
             env["REDIS_URL"] = self.redis.url
-        self.children.append(_spawn(web_command(), env))
-        if not self.setup:
-            self.children.append(_spawn(dispatch_command(), env))
-        for _ in range(0 if self.setup else self.settings.workers):
-            command = [sys.executable, "-m", "workers.processes.cli", "worker"]
-            self.children.append(_spawn(command, env))
         return env
+
+    def start_workers(
+        self, env: dict[str, str], count: int, *options: str, log: Path | None = None
+    ) -> None:
+        """``count`` RQ workers (`agentium worker OPTIONS`), their output in ``log`` if
+        given (appended), else on this process's."""
+        for _ in range(count):
+            command = [sys.executable, "-m", "workers.processes.cli", "worker", *options]
+            if log is None:
+                self.children.append(_spawn(command, env))
+                continue
+            with log.open("ab") as output:
+                self.children.append(_spawn(command, env, output))
 
     def wait(self) -> int:
         """Block until a signal arrives or a child exits; then stop everything."""
@@ -85,5 +103,11 @@ def dispatch_command() -> list[str]:
     return [sys.executable, "-m", "workers.processes.cli", "dispatch"]
 
 
-def _spawn(command: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(list(command), env=env, cwd=Path.cwd())
+def _spawn(
+    command: Sequence[str], env: dict[str, str], output: IO[bytes] | None = None
+) -> subprocess.Popen[bytes]:
+    if output is None:
+        return subprocess.Popen(list(command), env=env, cwd=Path.cwd())
+    return subprocess.Popen(
+        list(command), env=env, cwd=Path.cwd(), stdout=output, stderr=subprocess.STDOUT
+    )

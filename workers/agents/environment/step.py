@@ -30,6 +30,7 @@ from workers.agents.environment.key import dependency_files, environment_key
 from workers.agents.environment.outcome import Environment, EnvironmentOutcome, setup_variables
 from workers.agents.environment.store import LOG, OUTCOME, EnvironmentBusy, Place, prune
 from workers.agents.sandbox import Sandbox
+from workers.agents.sandbox.result import without_escapes
 from workers.agents.settings import EnvironmentSettings
 from workers.agents.testcmd import detect_test_command
 from workers.gitops.runner import Git, GitError
@@ -137,7 +138,7 @@ class EnvironmentStep:
             network=request.network,
             exit_code=result.exit_code,
             timed_out=result.timed_out,
-            tail=result.output[-self.settings.tail_chars :],
+            tail=without_escapes(result.output)[-self.settings.tail_chars :],
             key=key,
             kinds=recipe.kinds,
             built_for=request.task,

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 NOT_SANDBOXED = (
     "[NOT SANDBOXED: AGENTIUM_UNSAFE_NO_SANDBOX is set, so this command ran with the "
     "worker's own access to files, network and processes]"
 )
+
+# Terminal escape sequences (colours, cursor moves, window titles): noise to a model, and
+# they would take a good part of a capped output (python-slugify's pytest forces colour).
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+
+def without_escapes(text: str) -> str:
+    return _ESCAPES.sub("", text)
 
 
 @dataclass(frozen=True)
@@ -21,7 +30,7 @@ class CommandResult:
     seconds: float
 
     def describe(self) -> str:
-        """The result as the model and the reviewer see it."""
+        """The result as the model and the reviewer see it (terminal escapes removed)."""
         if self.timed_out:
             status = f"killed after the timeout ({self.seconds:.0f} s)"
         else:
@@ -30,7 +39,7 @@ class CommandResult:
         lines.append(f"[{status}; {self.total_bytes} bytes of output]")
         if self.truncated:
             lines.append("[output cut: only its beginning and end are shown]")
-        return "\n".join([*lines, self.output])
+        return "\n".join([*lines, without_escapes(self.output)])
 
 
 class Capture:
