@@ -168,7 +168,13 @@ class Driver:
         record = self.record
         record.workflow = record.workflow.model_copy(update={"spend": self.session.spend()})
         try:
-            transition = step(record.workflow, outcome, self.config.limits, now=self.rt.now())
+            transition = step(
+                record.workflow,
+                outcome,
+                self.config.limits,
+                now=self.rt.now(),
+                rules=self.config.plan_rules,
+            )
         except OutcomeMismatch:
             log.warning(
                 "stale outcome dropped", extra={"task": record.key, "outcome": repr(outcome)[:80]}
