@@ -2,8 +2,10 @@
 
 A few errors: the adapter backs off and the call succeeds; the task is unaffected.
 Errors past the retry budget of config/agents.yml (6 attempts, 1 s doubling: ~31 s of
-waiting): the task pauses BLOCKED with a comment saying why, and `/agentium retry`
-resumes it with the same agent call.
+waiting): the recovery ladder's doctor is asked at once (docs/design.md §9); with the
+service still down it cannot be run either and the call is made again, while the doctor's
+budgets last; then the task pauses BLOCKED with a comment saying why, and `/agentium
+retry` resumes it with the same agent call.
 """
 
 from __future__ import annotations
@@ -50,14 +52,24 @@ def test_errors_then_success(bot: Harness) -> None:
 
 
 def test_past_the_retry_budget_pauses_then_retry_resumes(bot: Harness) -> None:
+    """The service stays down: the doctor is asked at once after the failed call (and
+    fails too, so the call is made again) while its budgets allow; then the task pauses.
+    The service back, `/agentium retry` resumes it."""
     assert bot.llm is not None and bot.github is not None
     attempts = load_default_agent_settings().retry.max_attempts
     model = bot.script(COMPLEX)
-    bot.llm.script.extendleft([overloaded()] * attempts)
+    down = [overloaded() for _ in range(attempts * 12)]  # more than the ladder will use
+    bot.llm.script.extendleft(down)
     bot.open_issue(402, "Model down", "Parse inline comments in iniconfig.")
     assert bot.label(402).status_code == 202
-    record = bot.wait_for(402, paused, 240, "to pause")
+    record = bot.wait_for(402, paused, 600, "to pause")
     assert record.status is TaskStatus.ACTIVE and model.calls == 0
+    diagnoses = record.workflow.recovery.doctor
+    assert 1 <= diagnoses.infrastructure <= 3, diagnoses  # asked, within its budgets
+    unused = {id(reply) for reply in down}
+    left = [reply for reply in bot.llm.script if id(reply) not in unused]
+    bot.llm.script.clear()  # the service is back
+    bot.llm.script.extend(left)
     said = "\n".join(comments(bot.github.repo(REPO), 402))
     assert "529" in said or "overloaded" in said.lower(), said
     assert "/agentium retry" in said, said
