@@ -19,6 +19,7 @@ from __future__ import annotations
 from workers.agents import wavefiles
 from workers.agents.context import Conversation, briefing, capped
 from workers.agents.envnote import environment_note
+from workers.agents.issuefields import issue_fields
 from workers.agents.ladder_prompts import render_anchor
 from workers.agents.prompts import Prompts
 from workers.agents.roles import PHASE_GOALS
@@ -26,7 +27,7 @@ from workers.agents.settings import ContextSettings
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
 from workers.agents.testreport import versus
-from workers.agents.untrusted import issue_text, quoted, show_invisible, strip_hidden
+from workers.agents.untrusted import quoted, show_invisible
 from workers.agents.wave_notes import findings_note, judge_note, review_note, walk_note
 from workers.controller.effects import RunAgent
 from workers.controller.phases import Phase
@@ -59,14 +60,7 @@ class ReviewPrompts:
         self.settings = settings
 
     def _common(self, effect: RunAgent, task: TaskContext) -> dict[str, object]:
-        return {
-            "phase": effect.phase.value,
-            "iteration": effect.iteration,
-            "max_iterations": effect.max_iterations,
-            "issue_number": task.issue_number,
-            "issue_title": strip_hidden(task.issue_title).strip(),
-            "issue": issue_text(task.issue_title, task.issue_body),
-        }
+        return issue_fields(effect, task)
 
     def reviewer(
         self, effect: RunAgent, task: TaskContext, files: TaskFiles, diff: str, tests: str

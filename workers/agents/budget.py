@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from workers.agents.atomic import write_atomically
 from workers.agents.settings import BudgetSettings
 from workers.controller.spend import Spend, Usage
 
@@ -37,10 +38,7 @@ class TaskBudget:
         self.spend = load_ledger(ledger) or Spend()
 
     def _save(self) -> None:
-        self.ledger.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.ledger.with_suffix(".tmp")
-        temporary.write_text(self.spend.model_dump_json(), encoding="utf-8")
-        temporary.replace(self.ledger)
+        write_atomically(self.ledger, self.spend.model_dump_json())
 
     def over(self) -> list[str]:
         """The budgets the task has used up, each with its figures."""

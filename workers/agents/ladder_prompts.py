@@ -9,12 +9,13 @@ data, like everything that came from GitHub or the repository (a person's answer
 from __future__ import annotations
 
 from workers.agents.context import Conversation
+from workers.agents.issuefields import issue_fields
 from workers.agents.llm import Message
 from workers.agents.prompts import Prompts
 from workers.agents.settings import ContextSettings
 from workers.agents.task import TaskContext
 from workers.agents.taskfiles import TaskFiles
-from workers.agents.untrusted import issue_text, quoted, strip_hidden
+from workers.agents.untrusted import quoted, strip_hidden
 from workers.controller.effects import RunAgent
 from workers.controller.failures import Failure
 from workers.controller.guidance import Guidance
@@ -60,12 +61,7 @@ class LadderPrompts:
     def _common(self, effect: RunAgent, task: TaskContext) -> dict[str, object]:
         guidance = effect.guidance or Guidance()
         return {
-            "phase": effect.phase.value,
-            "iteration": effect.iteration,
-            "max_iterations": effect.max_iterations,
-            "issue_number": task.issue_number,
-            "issue_title": strip_hidden(task.issue_title).strip(),
-            "issue": issue_text(task.issue_title, task.issue_body),
+            **issue_fields(effect, task),
             "anchor": self.anchor(effect.guidance),
             "failures": quoted("the failure history", failure_lines(guidance.failures)),
         }

@@ -25,6 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from workers.agents import repomap
+from workers.agents.atomic import write_atomically
 from workers.agents.llm import Message
 from workers.controller.phases import Phase
 from workers.controller.state import Feedback
@@ -55,14 +56,6 @@ class PhaseSummary(BaseModel):
         )
 
 
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
-    return path
-
-
 class TaskFiles:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -89,7 +82,7 @@ class TaskFiles:
 
     def write_plan(self, plan: str) -> Path:
         current = self.plan_path.read_text(encoding="utf-8") if self.plan_path.exists() else None
-        return self.plan_path if current == plan else _write(self.plan_path, plan)
+        return self.plan_path if current == plan else write_atomically(self.plan_path, plan)
 
     def write_feedback(self, phase: Phase, iteration: int, feedback: Feedback) -> Path:
         text = f"# Feedback on {phase} iteration {iteration}\n\n## Reviewer\n\n{feedback.review}"
@@ -97,7 +90,7 @@ class TaskFiles:
         if feedback.broken:
             listed = "\n".join(f"- {test}" for test in feedback.broken)
             text += f"\n## Tests that passed on the base commit and failed\n\n{listed}\n"
-        return _write(self.phase_dir(phase) / f"feedback-{iteration}.md", text)
+        return write_atomically(self.phase_dir(phase) / f"feedback-{iteration}.md", text)
 
     def feedback(self, phase: Phase, iteration: int) -> str:
         """The feedback the worker got on ``iteration`` (empty when there was none)."""
@@ -114,7 +107,7 @@ class TaskFiles:
         return sorted(found)
 
     def record_judge(self, phase: Phase, iteration: int, text: str) -> None:
-        _write(self.phase_dir(phase) / f"judge-{iteration}.md", text)
+        write_atomically(self.phase_dir(phase) / f"judge-{iteration}.md", text)
 
     def judge_texts(self, phase: Phase, before: int) -> list[tuple[int, str]]:
         return [
@@ -125,12 +118,12 @@ class TaskFiles:
 
     def record_tests(self, phase: Phase, iteration: int, line: str, run: TestRun | None) -> None:
         """``run`` None: no test command ran (an earlier round's run of the iteration goes)."""
-        _write(self.phase_dir(phase) / f"tests-{iteration}.md", line.strip() + "\n")
+        write_atomically(self.phase_dir(phase) / f"tests-{iteration}.md", line.strip() + "\n")
         found = self.phase_dir(phase) / f"tests-{iteration}.json"
         if run is None:
             found.unlink(missing_ok=True)
         else:
-            _write(found, run.model_dump_json())
+            write_atomically(found, run.model_dump_json())
 
     def test_run(self, phase: Phase, iteration: int) -> TestRun | None:
         """The run the reviewer of ``iteration`` saw; None when it ran none."""
@@ -147,14 +140,16 @@ class TaskFiles:
     def add_worker_report(self, phase: Phase, iteration: int, text: str, *, fresh: bool) -> None:
         path = self.phase_dir(phase) / f"worker-{iteration}.md"
         earlier = "" if fresh or not path.exists() else path.read_text(encoding="utf-8")
-        _write(path, f"{earlier}\n\n{text}".strip() + "\n")
+        write_atomically(path, f"{earlier}\n\n{text}".strip() + "\n")
 
     def worker_report(self, phase: Phase, iteration: int) -> str:
         path = self.phase_dir(phase) / f"worker-{iteration}.md"
         return path.read_text(encoding="utf-8") if path.exists() else ""
 
     def save_session(self, name: str, messages: tuple[Message, ...]) -> None:
-        _write(self.root / "sessions" / f"{name}.json", _MESSAGES.dump_json(messages).decode())
+        write_atomically(
+            self.root / "sessions" / f"{name}.json", _MESSAGES.dump_json(messages).decode()
+        )
 
     def load_session(self, name: str) -> tuple[Message, ...] | None:
         path = self.root / "sessions" / f"{name}.json"
@@ -174,8 +169,8 @@ class TaskFiles:
 
     def save_summary(self, summary: PhaseSummary) -> None:
         folder = self.phase_dir(summary.phase)
-        _write(folder / "summary.json", summary.model_dump_json())
-        _write(folder / "summary.md", summary.render(folder / "summary.md") + "\n")
+        write_atomically(folder / "summary.json", summary.model_dump_json())
+        write_atomically(folder / "summary.md", summary.render(folder / "summary.md") + "\n")
 
     def start_phase(self, phase: Phase, head: str) -> PhaseSummary:
         """The phase's summary, created with ``head`` as its pre-phase commit if new."""
@@ -190,4 +185,4 @@ class TaskFiles:
         path = self.root / "repo-map.txt"
         if path.exists():
             return path.read_text(encoding="utf-8")
-        return _write(path, repomap.build(checkout, budget)).read_text(encoding="utf-8")
+        return write_atomically(path, repomap.build(checkout, budget)).read_text(encoding="utf-8")

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from workers.agents.atomic import write_atomically
 from workers.controller.state import Feedback
 from workers.controller.wavestate import WaveState
 
@@ -29,14 +30,6 @@ def wave_dir(root: Path, wave: int) -> Path:
 
 def attempt_dir(root: Path, wave: int, attempt: int) -> Path:
     return wave_dir(root, wave) / f"attempt-{attempt}"
-
-
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
-    return path
 
 
 def _read(path: Path) -> str:
@@ -63,7 +56,7 @@ def render_summary(wave: WaveState, files: Sequence[str], start: str, commit: st
 
 
 def write_summary(root: Path, wave: int, text: str) -> Path:
-    return _write(wave_dir(root, wave) / "summary.md", text.strip() + "\n")
+    return write_atomically(wave_dir(root, wave) / "summary.md", text.strip() + "\n")
 
 
 def summaries(root: Path, before: int) -> list[str]:
@@ -74,7 +67,7 @@ def summaries(root: Path, before: int) -> list[str]:
 
 def write_report(root: Path, wave: int, attempt: int, subtask: str, text: str) -> Path:
     name = _SAFE_ID.sub("_", subtask.lower()) + ".md"
-    return _write(attempt_dir(root, wave, attempt) / name, text.strip() + "\n")
+    return write_atomically(attempt_dir(root, wave, attempt) / name, text.strip() + "\n")
 
 
 def reports(root: Path, wave: WaveState) -> str:
@@ -90,7 +83,7 @@ def reports(root: Path, wave: WaveState) -> str:
 def write_feedback(root: Path, wave: int, attempt: int, feedback: Feedback) -> Path:
     text = f"# Wave {wave}, attempt {attempt}: why it was retried\n\n## Review\n\n"
     text += f"{feedback.review}\n\n## Judge\n\n{feedback.judge}\n"
-    return _write(attempt_dir(root, wave, attempt) / "feedback.md", text)
+    return write_atomically(attempt_dir(root, wave, attempt) / "feedback.md", text)
 
 
 def feedback_path(root: Path, wave: int, attempt: int) -> Path:
@@ -103,4 +96,4 @@ def feedback_text(root: Path, wave: int, attempt: int) -> str:
 
 
 def record_judge(root: Path, wave: int, attempt: int, text: str) -> Path:
-    return _write(attempt_dir(root, wave, attempt) / "judge.md", text)
+    return write_atomically(attempt_dir(root, wave, attempt) / "judge.md", text)

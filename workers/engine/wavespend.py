@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workers.agents.atomic import write_atomically
 from workers.agents.budget import load_ledger
 from workers.controller.spend import Spend, Usage
 
@@ -52,10 +53,7 @@ def add_to_ledger(ledger: Path, marker: Path, more: Spend) -> bool:
     if marker.exists():
         return False
     total = plus(load_ledger(ledger) or Spend(), more)
-    ledger.parent.mkdir(parents=True, exist_ok=True)
-    temporary = ledger.with_suffix(".tmp")
-    temporary.write_text(total.model_dump_json(), encoding="utf-8")
-    temporary.replace(ledger)
+    write_atomically(ledger, total.model_dump_json())
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text("added\n", encoding="utf-8")
     return True
