@@ -23,8 +23,14 @@ class SettingsError(ValueError):
 class Settings(BaseSettings):
     """Everything a process needs from its environment. Secrets are SecretStr."""
 
+    # An empty value (`ANTHROPIC_API_KEY=` in .env or the environment) is unset: it gets
+    # the default, and a required one is reported missing rather than used empty.
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+        env_ignore_empty=True,
     )
 
     app_id: int | None = Field(
@@ -213,7 +219,9 @@ def load_settings(
         if environ is None:
             return Settings(_env_file=env_file)
         values = {key.lower(): value for key, value in environ.items()}
-        return _ExplicitSettings.model_validate({k: v for k, v in values.items() if k in _FIELDS})
+        return _ExplicitSettings.model_validate(
+            {k: v for k, v in values.items() if k in _FIELDS and v != ""}
+        )
     except ValidationError as exc:
         raise SettingsError(_describe(exc)) from None
 

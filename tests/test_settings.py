@@ -87,3 +87,23 @@ def test_git_url_follows_the_api_url() -> None:
     assert local.git_base_url == "http://127.0.0.1:9000"
     explicit = load_settings({"GITHUB_GIT_URL": "http://git.local/"})
     assert explicit.git_base_url == "http://git.local"
+
+
+def test_an_empty_value_is_unset() -> None:
+    settings = load_settings({"ANTHROPIC_API_KEY": "", "GITHUB_API_URL": ""})
+    assert settings.anthropic_api_key is None
+    assert settings.github_api_url == "https://api.github.com"
+    with pytest.raises(SettingsError, match="ANTHROPIC_API_KEY"):
+        settings.require("anthropic_api_key")
+
+
+def test_an_empty_value_in_the_environment_or_env_file_is_unset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("WEBHOOK_SECRET=\nGITHUB_API_URL=\n", encoding="utf-8")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "")
+    settings = load_settings(env_file=env_file)
+    assert settings.anthropic_api_key is None
+    assert settings.webhook_secret is None
+    assert settings.github_api_url == "https://api.github.com"
