@@ -1,19 +1,22 @@
 """``agentium eval``: run a suite, or compare two runs.
 
     agentium eval SUITE.jsonl [--workers N] [--routing FILE] [--out results.json]
-                              [--only ID ...] [--instance-timeout S]
+                              [--only ID ...] [--instance-timeout S] [--keep-runs N]
     agentium eval compare A.json B.json
 
 A run needs what ``agentium local`` needs (``ANTHROPIC_API_KEY``, or a compatible
 ``ANTHROPIC_BASE_URL``; a working bubblewrap) and writes everything under
 ``DATA_DIR/eval/<suite>-<time>/``: one folder per instance and ``results.json`` (also
-written to ``--out``). Exit status: 0 every instance ran (resolved or not), 1 the harness
-could not run some instance (its record says why), 2 the run could not start.
+written to ``--out``); of the suite's earlier runs the ``--keep-runs`` newest (5) stay.
+Exit status: 0 every instance ran (resolved or not), 1 the harness could not run some
+instance (its record says why), 2 the run could not start.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -37,6 +40,7 @@ from workers.eval.report import compare, table
 from workers.offline.local import api_settings
 from workers.runtime import require_sandbox
 
+DEFAULT_KEEP_RUNS = 5
 DEFAULT_TIMEOUT_S = 18_000.0  # a task's default time budget (4 h) plus setup and grading
 MAX_ROUTING_BYTES = 64 << 10
 
@@ -57,6 +61,12 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=None, help="where to write results.json")
     parser.add_argument("--only", nargs="+", default=[], metavar="ID", help="these instances")
     parser.add_argument("--instance-timeout", type=float, default=DEFAULT_TIMEOUT_S)
+    parser.add_argument(
+        "--keep-runs",
+        type=int,
+        default=DEFAULT_KEEP_RUNS,
+        help="earlier runs of this suite kept under DATA_DIR/eval (older ones are removed)",
+    )
     return parser
 
 
@@ -79,11 +89,25 @@ def read_routing(path: Path | None) -> dict[str, Any] | None:
     return data
 
 
-def run_folder(settings: Settings, suite: Suite) -> Path:
+def run_folder(settings: Settings, suite: Suite, keep: int = DEFAULT_KEEP_RUNS) -> Path:
+    """A new folder for this run; of the suite's earlier runs only the `keep` newest stay
+    (each holds a checkout per instance: without this they pile up run after run)."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-    folder = settings.data_dir.expanduser().resolve() / "eval" / f"{suite.path.stem}-{stamp}"
+    runs = settings.data_dir.expanduser().resolve() / "eval"
+    for old in earlier_runs(runs, suite.path.stem)[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+    folder = runs / f"{suite.path.stem}-{stamp}"
     folder.mkdir(parents=True)
     return folder
+
+
+def earlier_runs(runs: Path, stem: str) -> list[Path]:
+    """The suite's run folders under `runs`, newest first (their names end in the time)."""
+    if not runs.is_dir():
+        return []
+    pattern = re.compile(re.escape(stem) + r"-\d{8}T\d{12}")
+    found = [p for p in runs.iterdir() if p.is_dir() and pattern.fullmatch(p.name)]
+    return sorted(found, key=lambda path: path.name, reverse=True)
 
 
 def evaluate(
@@ -93,7 +117,9 @@ def evaluate(
     routing = read_routing(args.routing)
     if not 1 <= args.workers <= 32:
         raise EvalError("--workers: between 1 and 32")
-    folder = run_folder(settings, suite)
+    if args.keep_runs < 0:
+        raise EvalError("--keep-runs: 0 or more")
+    folder = run_folder(settings, suite, args.keep_runs)
     request = PoolRequest(
         suite.instances, folder, args.workers, args.instance_timeout, routing, harness
     )
