@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bot.dashboard.figures import queue_families, tally, task_families
+from bot.dashboard.figures import queue_families, recovery_family, tally, task_families
 from bot.dashboard.reader import TaskReader
 from bot.events import EVENT_ACTIONS
 from config import keys
@@ -99,7 +99,8 @@ class MetricsEndpoint:
         }
         raws, indexed = await self._reader.newest_raw(MAX_TASKS)
         counted = await run_in_threadpool(tally, raws)
-        return [*task_families(counted, indexed), *queue_families(queues)]
+        recovery = recovery_family(await self._reader.recovery_counts())
+        return [*task_families(counted, indexed), recovery, *queue_families(queues)]
 
     async def __call__(self, request: Request) -> Response:
         families = list(self._receiver.registry.collect())

@@ -61,6 +61,7 @@ def repo_label(repo: str) -> str:
 # -- tasks: written by the workers, read as plain JSON by the dashboard and /metrics
 TASK_INDEX = f"{PREFIX}:tasks"  # sorted set of task keys, score = last update (epoch seconds)
 TASK_PR_INDEX = f"{PREFIX}:pr"  # hash "owner/repo#PR" -> task key
+RECOVERY_COUNTS = f"{PREFIX}:recovery:counts"  # hash ladder action -> steps taken, ever
 
 
 def task_record(task_key: str) -> str:

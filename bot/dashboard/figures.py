@@ -1,7 +1,8 @@
 """Metric families computed from the stored tasks and the queues at scrape time (pure).
 
 Everything here comes from Redis, so every web process reports the same figures. The
-values are gauges (a task leaving the scanned window lowers them), not counters.
+task figures are gauges over the scanned tasks (a task leaving the window lowers them);
+the recovery ladder's steps are a counter the workers keep.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ class Tally:
     tokens: Counter[tuple[str, str]] = field(default_factory=Counter)
     dollars: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     calls: Counter[str] = field(default_factory=Counter)
-    recovery: Counter[str] = field(default_factory=Counter)
     scanned: int = 0
 
     def add(self, task: TaskView) -> None:
@@ -49,7 +49,6 @@ class Tally:
         if flow.phase == "BLOCKED":
             self.blocked["paused" if flow.paused else "final"] += 1
         self.nomerge += int(task.nomerge)
-        self.recovery.update(step.action for step in flow.recovery.steps)
         self._add_spend(flow.spend)
 
     def _add_spend(self, spend: SpendView) -> None:
@@ -107,11 +106,11 @@ def _one_label(values: Mapping[str, float]) -> Samples:
     return [((name,), value) for name, value in values.items()]
 
 
-def _recovery(counts: Mapping[str, int]) -> Metric:
-    """``agentium_recovery_total{action}``: the recovery ladder's steps over the scanned
-    tasks (a task leaving the scanned window takes its steps with it)."""
+def recovery_family(counts: Mapping[str, int]) -> Metric:
+    """``agentium_recovery_total{action}``: the recovery ladder's steps ever taken, counted
+    by the workers as they save them (so it never goes down, as a counter must)."""
     family = CounterMetricFamily(
-        "agentium_recovery", "Recovery ladder steps, by action (scanned tasks)", labels=["action"]
+        "agentium_recovery", "Recovery ladder steps taken, by action", labels=["action"]
     )
     for action, count in sorted(counts.items()):
         family.add_metric([action], float(count))
@@ -138,7 +137,6 @@ def task_families(t: Tally, indexed: int) -> list[Metric]:
         _gauge("agentium_model_cost_usd", "Dollars spent, by model", ["model"],
                _one_label(t.dollars)),
         _gauge("agentium_model_calls", "Model calls, by model", ["model"], _one_label(t.calls)),
-        _recovery(t.recovery),
     ]  # fmt: skip
 
 

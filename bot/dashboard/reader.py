@@ -99,6 +99,11 @@ class TaskReader:
             found.extend(raw for raw in values if raw is not None)
         return found, total
 
+    async def recovery_counts(self) -> dict[str, int]:
+        """Recovery ladder steps ever taken, by action (the workers count them as saved)."""
+        raw = await self._redis.hgetall(keys.RECOVERY_COUNTS)
+        return {_text(action): int(count) for action, count in raw.items()}
+
     async def intake(self, list_key: str) -> QueueFigures:
         """An intake list (newest first); its oldest entry's ``received_at`` gives the age."""
         depth = int(await self._redis.llen(list_key))

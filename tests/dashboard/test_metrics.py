@@ -17,6 +17,7 @@ from tests.dashboard.conftest import MakeClient
 from tests.dashboard.stored import finished, record, store, store_examples
 from tests.support import delivery_headers, encode, payload
 from workers.processes.embedded_redis import free_port
+from workers.tasks.store import TaskStore
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -129,12 +130,13 @@ def test_redis_down_still_answers(make_client: MakeClient) -> None:
 
 
 def test_recovery_steps_are_counted_by_action(redis_client: redis.Redis, local: TestClient) -> None:
-    store(
-        redis_client,
-        record("a/b", 1, finished("replan-then-pass")),
-        record("a/b", 2, finished("scope-reduced")),
-        record("a/b", 3, finished("provider-rollback")),
-    )
+    """The workers count each ladder step as they save it; a task that is gone (deleted,
+    or past the scanned window) keeps its steps in the counter."""
+    tasks = TaskStore(redis_client)
+    for name in ("replan-then-pass", "scope-reduced", "provider-rollback"):
+        tasks.count_recovery([step.action.value for step in finished(name).recovery.steps])
+    kept = record("a/b", 1, finished("replan-then-pass"))
+    store(redis_client, kept)
     samples = scrape(local)
     total = "agentium_recovery_total"
     assert value(samples, total, action="escalate_model") == 2
@@ -143,3 +145,5 @@ def test_recovery_steps_are_counted_by_action(redis_client: redis.Redis, local: 
     assert value(samples, total, action="rollback_provider") == 1
     assert value(samples, total, action="doctor") == 1
     assert value(samples, total, action="stop") == 0
+    assert redis_client.delete(keys.task_record(kept.key), keys.TASK_INDEX) == 2
+    assert value(scrape(local), total, action="replan") == 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.e2e.environments import OFFLINE_SETTINGS
@@ -78,6 +79,9 @@ def test_a_stuck_phase_is_replanned_and_then_passes(bot: Harness) -> None:
     repo = bot.github.repo(REPO)
     [status] = [body for body in comments(repo, 210) if "### agentium status" in body]
     assert "| Recovery | escalate_model x1 · replan x1" in status
+    metrics = httpx.get(f"http://127.0.0.1:{bot.port}/metrics", timeout=10).text
+    assert 'agentium_recovery_total{action="replan"} 1.0' in metrics
+    assert 'agentium_recovery_total{action="escalate_model"} 1.0' in metrics
     assert record.pr_number is not None and repo.pulls[record.pr_number].draft is False
 
 

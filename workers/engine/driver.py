@@ -166,6 +166,7 @@ class Driver:
 
     def apply(self, outcome: Outcome) -> None:
         record = self.record
+        steps_before = len(record.workflow.recovery.steps)
         record.workflow = record.workflow.model_copy(update={"spend": self.session.spend()})
         try:
             transition = step(
@@ -189,6 +190,8 @@ class Driver:
             record.status = TaskStatus.FINISHED
             record.status_reason = transition.state.end_reason or transition.state.phase.value
         self.rt.store.save(record, lease=self.lease)
+        taken = record.workflow.recovery.steps[steps_before:]
+        self.rt.store.count_recovery([step.action.value for step in taken])
         self.session.files.save(record.steps)
 
     def close(self, status: TaskStatus, reason: str) -> None:

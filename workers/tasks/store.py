@@ -8,7 +8,7 @@ LeaseLost or StaleRecord. A late writer is refused, never merged.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from redis import Redis
@@ -84,6 +84,16 @@ class TaskStore:
         if _text(answer) == "version":
             raise StaleRecord(record.key)
         record.updated_at, record.version = stored.updated_at, stored.version
+
+    def count_recovery(self, actions: Sequence[str]) -> None:
+        """Add ladder steps just saved with their task to the all-time counts that
+        ``agentium_recovery_total`` reports (a counter: it never goes down)."""
+        if not actions:
+            return
+        with self._redis.pipeline(transaction=False) as pipe:
+            for action in actions:
+                pipe.hincrby(keys.RECOVERY_COUNTS, action, 1)
+            pipe.execute()
 
     def task_keys(self) -> list[str]:
         """Task keys, most recently updated first."""
