@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workers.processes.embedded_redis import EmbeddedRedis, free_port
+from workers.processes.lifeline import die_with_parent
 
 HOST = "127.0.0.1"
 HEALTH_TIMEOUT_S = 30.0
@@ -86,7 +87,11 @@ def process(
     """A child process with its output in `log_path`, pinned to `cpu`, stopped on exit."""
     with log_path.open("wb") as log:
         child = subprocess.Popen(
-            list(command), env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT
+            list(command),
+            env={**os.environ, **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent(),  # an interrupted bench leaves no server behind
         )
     try:
         pin(child.pid, cpu)

@@ -37,6 +37,7 @@ from tests.fakes.keys import app_key_pair
 from tests.support import delivery_headers, encode, payload
 from workers.github.clock import SystemClock
 from workers.processes.embedded_redis import EmbeddedRedis, free_port, port_open
+from workers.processes.lifeline import die_with_parent
 from workers.tasks.record import TaskRecord, TaskStatus, task_key
 from workers.tasks.store import TaskStore
 
@@ -125,6 +126,7 @@ class Harness:
             [sys.executable, "-m", "workers.processes.cli", *args],
             cwd=self.root, env=self.env() | (env or {}), stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: kill() takes its work-horse too
+            preexec_fn=die_with_parent(),  # no worker outlives a killed test run
         )  # fmt: skip
         return process
 

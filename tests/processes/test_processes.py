@@ -15,6 +15,7 @@ import httpx
 import pytest
 import redis
 
+from tests.e2e.harness import descendants
 from tests.fakes.keys import app_key_pair
 from tests.support import SECRET, delivery_headers, encode, payload
 from workers.processes.embedded_redis import EmbeddedRedis, free_port, port_open
@@ -163,3 +164,27 @@ def test_a_worker_that_cannot_ask_github_for_the_slug_says_so(
     assert result.returncode == 2, result.stderr
     assert "APP_SLUG is not set and GitHub could not be asked for it" in result.stderr
     assert "set APP_SLUG" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_killed_run_leaves_nothing_running(
+    running_bot: tuple[subprocess.Popen[str], int, str],
+) -> None:
+    """SIGKILL gives `agentium run` no chance to stop its children: the kernel's
+    parent-death signal does (workers/processes/lifeline.py)."""
+    process, port, redis_url = running_bot
+    children = descendants(process.pid)  # Redis, web, dispatcher, worker
+    assert len(children) >= 4
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    redis_port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
+    wait_for(lambda: not port_open(port) and not port_open(redis_port), timeout=30)
+    wait_for(lambda: not any(running(pid) for pid in children), timeout=30)
+
+
+def running(pid: int) -> bool:
+    """Alive: not reaped and not a zombie (which a container's init may never reap)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+from workers.processes.lifeline import die_with_parent
+
 STARTUP_TIMEOUT_S = 10.0
 
 
@@ -95,6 +97,7 @@ class EmbeddedRedis:
             [str(binary), *self._arguments(workdir)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent(),  # a private Redis never outlives its owner
         )
         self._wait_until_up(workdir)
         return self

@@ -19,6 +19,7 @@ from typing import IO
 
 from config.settings import Settings
 from workers.processes.embedded_redis import EmbeddedRedis
+from workers.processes.lifeline import die_with_parent
 
 POLL_S = 0.2
 
@@ -106,8 +107,16 @@ def dispatch_command() -> list[str]:
 def _spawn(
     command: Sequence[str], env: dict[str, str], output: IO[bytes] | None = None
 ) -> subprocess.Popen[bytes]:
+    """A child that is signalled (SIGTERM) if this supervisor dies without stopping it."""
     if output is None:
-        return subprocess.Popen(list(command), env=env, cwd=Path.cwd())
+        return subprocess.Popen(
+            list(command), env=env, cwd=Path.cwd(), preexec_fn=die_with_parent()
+        )
     return subprocess.Popen(
-        list(command), env=env, cwd=Path.cwd(), stdout=output, stderr=subprocess.STDOUT
+        list(command),
+        env=env,
+        cwd=Path.cwd(),
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        preexec_fn=die_with_parent(),
     )
