@@ -130,6 +130,11 @@ class GitWorkspace:
     def head(self) -> str:
         return self._local("rev-parse", "HEAD")
 
+    def has(self, commit: str) -> bool:
+        """Whether this checkout holds ``commit`` (a commit not pushed lives only here)."""
+        found = self.git.run("cat-file", "-e", f"{commit}^{{commit}}", cwd=self.path, check=False)
+        return found.returncode == 0
+
     def checkout(self) -> LocalGit:
         """Git in the checkout as the bot user (commits, diffs)."""
         return LocalGit(self.path, self.git, author=self._identity.name, email=self._identity.email)
