@@ -84,8 +84,8 @@ class Driver:
     def run(self) -> str:
         if not self.record.workflow.started and not self.begin():
             return "refused"
-        if self.record.pending_effects and self.active:
-            self.retry_effects()
+        if self.record.pending_effects and self.active and not self.diagnosing:
+            self.retry_effects()  # the doctor first, when it was asked about them
         self.handle_inbox()
         if not self.wants_agent():
             return "idle" if self.active else f"task_{self.record.status.value}"
@@ -125,8 +125,8 @@ class Driver:
         workspace = self.session.workspace
         workspace.prepare()
         head = self.pending.start_commit()
-        if head is not None:
-            workspace.sync_to(head)
+        if head is not None:  # never pushed: nothing to fetch
+            workspace.sync_to(head, fetch=self.record.head_sha is not None)
         self.watch.lap("checkout")
         self.session.files.restore()
         self.watch.lap("state")
