@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import Harness
+from tests.e2e.harness import REPO, Harness
 from tests.fakes.github_state import Fault
-from tests.faults.support import COMPLEX, assert_once, start
+from tests.faults.support import COMPLEX, assert_once, comments, start
+from workers.github.client import ClientOptions
 from workers.tasks.record import TaskStatus
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+SCENARIOS = Path(__file__).parent.parent / "e2e" / "scenarios"
+PLAN_JUDGE = 3  # the request of PLAN's judge: plan worker, assessor, reviewer, judge
 
 
 @dataclass
@@ -66,3 +70,23 @@ def test_a_third_of_github_requests_fail(bot: Harness) -> None:
     failed = sum(status in (502, 403) for status in answers)
     assert failed >= len(answers) // 4, (failed, len(answers))
     assert 403 in answers and 502 in answers
+
+
+def test_a_comment_post_failing_past_the_retries_waits_with_the_task(bot: Harness) -> None:
+    """GitHub answers 502 to every attempt (the client's retries included) at posting the
+    comments of PLAN's end: the judge's work is kept, the doctor is asked at once, and the
+    comments waiting with the task are posted, once, when GitHub answers again."""
+    assert bot.github is not None
+    scenario = SCENARIOS / "effects-github-down.yml"
+    model = start(bot, 311, scenario, hold=PLAN_JUDGE)
+    attempts = ClientOptions().max_retries + 1  # the first try and every retry
+    bot.github.faults.append(Fault(502, attempts, method="POST", path="/issues/311/comments"))
+    model.release()
+    record = bot.wait_for(311, lambda r: r.status is TaskStatus.FINISHED, 300, "to finish")
+    assert model.done and model.errors == [], bot.logs()  # the judge was asked once
+    assert record.workflow.recovery.doctor.infrastructure == 1
+    said = [h.summary for h in record.workflow.history]
+    assert any("GitHub API call failed (1 in a row)" in s for s in said), said
+    assert not record.pending_effects
+    assert_once(bot, record, {"IMPLEMENT": 1, "DOCS": 1})
+    assert sum("### PLAN iteration" in c for c in comments(bot.github.repo(REPO), 311)) == 1

@@ -83,6 +83,7 @@ class Recovery(BaseModel):
     questions: tuple[Note, ...] = ()  # the questions asked
     resume: Role | None = None  # the call to make again after an infrastructure doctor call
     resume_reask: bool = False
+    effect_failures: int = 0  # failed pushes or GitHub calls in a row (docs/design.md §9)
     steps: tuple[LadderStep, ...] = ()
     budgets: str = ""  # the ladder's budgets as last used ("2 of 10 doctor calls, ...")
 

@@ -91,6 +91,19 @@ class AgentFailed:
 
 
 @dataclass(frozen=True)
+class EffectsFailed:
+    """The engine could not perform the last effects: ``what`` is ``push`` (git refused or
+    could not reach the remote) or ``github`` (the API failing after the client's retries).
+
+    Infrastructure, not the agents' work: the effects not yet done wait with the task and
+    are performed before its next agent call; the recovery ladder asks the doctor at once.
+    """
+
+    what: str
+    error: str
+
+
+@dataclass(frozen=True)
 class DoctorDone:
     """The doctor's answer (an ``AGENTIUM_DOCTOR:`` line); None when it gave no text."""
 
@@ -157,6 +170,7 @@ Outcome = (
     | ReviewerDone
     | JudgeDone
     | AgentFailed
+    | EffectsFailed
     | HumanCommand
     | BudgetExceeded
     | HumanReview

@@ -28,6 +28,7 @@ SAME_FAILURES = 2  # this many identical failures in a row: the task is stuck
 NEAR_END = 0.8  # the share of a budget after which only a smaller scope can still land
 REPLANS_PER_PHASE = 1
 REPLANS_PER_TASK = 5
+EFFECT_FAILURES = 3  # failed pushes or GitHub calls in a row, no doctor left: pause
 _MODEL = ConfigDict(frozen=True, extra="ignore")
 
 
@@ -171,4 +172,7 @@ class RecoveryLimits(BaseModel):
     replans_per_task: int = Field(default=REPLANS_PER_TASK, ge=0)
     escalation: bool = True  # ESCALATE_MODEL is available (once per task)
     doctor: DoctorLimits = DoctorLimits()
+    # consecutive failures of a push or of GitHub's API (the effects wait with the task)
+    # after which, with no doctor left, the task pauses BLOCKED until `/agentium retry`
+    effect_failures: int = Field(default=EFFECT_FAILURES, ge=1)
     budget: SpendCaps | None = None  # filled from the agents' budget by the effective config

@@ -22,6 +22,7 @@ names the agent call whose result is the next outcome. The rules themselves live
 | AgentFailed    | that agent  | assessor: COMPLEX; infrastructure: the doctor; DOCS: forced |
 |                |             | ADVANCE; else pause BLOCKED                                 |
 | BudgetExceeded | that agent  | BLOCKED with the figures, in every phase (not a pause)      |
+| EffectsFailed  | anything    | a push or GitHub failed: the doctor, carry on, or pause     |
 | HumanCommand   | anything    | stop: pause; retry: resume a pause; status: refresh status  |
 | HumanReview    | COMPLETE    | a review round: IMPLEMENT 1 with the review as feedback,    |
 |                | with a PR   | then the loop, DOCS, COMPLETE and a reply on the PR; in any |
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from workers.controller import doctor, gate, ladder, signals, waves
+from workers.controller import doctor, effect_failures, gate, ladder, signals, waves
 from workers.controller.calls import Call, after_work
 from workers.controller.core import note_feedback, remember
 from workers.controller.effects import CommentKind, PostComment, Target
@@ -62,6 +63,7 @@ from workers.controller.outcomes import (
     AssessorDone,
     BudgetExceeded,
     DoctorDone,
+    EffectsFailed,
     HumanAnswer,
     HumanCommand,
     HumanReview,
@@ -96,6 +98,7 @@ def step(
     ``rules`` (the TDD mode, wave attempts) default to the shipped ones.
     """
     ctx = Context(limits=limits, now=now, rules=rules or PlanRules())
+    state = effect_failures.settled(state, outcome)
     return finish_round(state, _step(state, ctx, outcome))
 
 
@@ -114,6 +117,8 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
         return start_round(state, ctx, outcome) if accepts_review(state) else Transition(state)
     if isinstance(outcome, HumanAnswer):
         return ladder.on_answer(state, ctx, outcome)
+    if isinstance(outcome, EffectsFailed):
+        return effect_failures.on_failed(state, ctx, outcome)
     if isinstance(outcome, Start):
         if state.started:
             raise OutcomeMismatch("the task has already started")
@@ -146,16 +151,12 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
 
 def _on_wave(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
     if isinstance(outcome, WaveJoined):
-        return waves.on_joined(state, ctx, outcome, _pause_wave)
+        return waves.on_joined(state, ctx, outcome, lambda s, c, r: pause(s, c, r, stopped=False))
     if isinstance(outcome, ReviewerDone):
         return waves.on_review(state, ctx, outcome)
     if isinstance(outcome, JudgeDone):
         return waves.on_judge(state, ctx, outcome)
     raise OutcomeMismatch(f"a {type(outcome).__name__} while a wave's subtasks run")
-
-
-def _pause_wave(state: WorkflowState, ctx: Context, reason: str) -> Transition:
-    return pause(state, ctx, reason, stopped=False)
 
 
 def pending_agent(state: WorkflowState, limits: Limits) -> Call | None:

@@ -18,10 +18,19 @@ import logging
 from workers.controller.effects import RunWave
 from workers.controller.errors import OutcomeMismatch
 from workers.controller.ladder import waiting_for_answer
-from workers.controller.outcomes import Command, HumanAnswer, HumanCommand, Outcome, Start
+from workers.controller.outcomes import (
+    Command,
+    EffectsFailed,
+    HumanAnswer,
+    HumanCommand,
+    Outcome,
+    Start,
+)
+from workers.controller.phases import Role
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
 from workers.engine.environment import environment_line, set_up, take_baseline
+from workers.engine.pending import Pending
 from workers.engine.repo_settings import config_text_at, effective_config
 from workers.engine.reviews import as_review
 from workers.engine.session import TaskSession
@@ -65,6 +74,8 @@ class Driver:
         self.kept = 0  # inbox items this step put back (reviews waiting for the end)
         self.jobs = jobs
         self.wave_running = False
+        self.prepared = False
+        self.pending = Pending(self.record, session.effects, session.workspace)
         self.config = defaults_only(rt.config_defaults)
         if self.record.workflow.started:
             self.config = effective_config(rt.config_defaults, self.record.repo_config)
@@ -73,9 +84,13 @@ class Driver:
     def run(self) -> str:
         if not self.record.workflow.started and not self.begin():
             return "refused"
+        if self.record.pending_effects and self.active and not self.diagnosing:
+            self.retry_effects()  # the doctor first, when it was asked about them
         self.handle_inbox()
         if not self.wants_agent():
             return "idle" if self.active else f"task_{self.record.status.value}"
+        if self.record.pending_effects and not self.diagnosing:
+            return "effects_pending"  # the next step performs them again first
         self.prepare()
         effect = pending_agent(self.record.workflow, self.config.limits)
         if isinstance(effect, RunWave):
@@ -101,18 +116,38 @@ class Driver:
         return result
 
     def prepare(self) -> None:
-        """The checkout at the task's last pushed commit, its state files and its
-        environment (from this worker's cache, or set up now), on any worker."""
-        workspace, head = self.session.workspace, self.record.head_sha
+        """The checkout at the task's last pushed commit (or the one a waiting push is to
+        push), its state files and its environment (from this worker's cache, or set up
+        now), on any worker."""
+        if self.prepared:
+            return
+        self.prepared = True
+        workspace = self.session.workspace
         workspace.prepare()
-        if head is not None:
-            workspace.sync_to(head)
+        head = self.pending.start_commit()
+        if head is not None:  # never pushed: nothing to fetch
+            workspace.sync_to(head, fetch=self.record.head_sha is not None)
         self.watch.lap("checkout")
         self.session.files.restore()
         self.watch.lap("state")
         if self.session.environment is None:
             set_up(self.rt, self.session, self.config)
             self.watch.lap("environment")
+
+    def retry_effects(self) -> None:
+        """Perform the effects a failed push or GitHub call left, before anything else."""
+        if self.pending.push_waiting:
+            self.prepare()
+        failed = self.pending.perform((), self.record.workflow)
+        self.save(step=False)
+        if failed is not None:
+            self.apply(EffectsFailed(failed.what, failed.error))
+
+    @property
+    def diagnosing(self) -> bool:
+        """The doctor diagnoses a failed push or GitHub call while its effects wait."""
+        awaiting = self.record.workflow.awaiting
+        return awaiting is not None and awaiting.role is Role.DOCTOR
 
     @property
     def active(self) -> bool:
@@ -181,18 +216,27 @@ class Driver:
                 "stale outcome dropped", extra={"task": record.key, "outcome": repr(outcome)[:80]}
             )
             return
-        self.session.effects.perform(transition.effects, transition.state)
+        failure = isinstance(outcome, EffectsFailed)
+        failed = self.pending.perform(transition.effects, transition.state, at_once=failure)
         record.workflow = transition.state
+        self.save(step=True)
+        taken = record.workflow.recovery.steps[steps_before:]
+        self.rt.store.count_recovery([rung.action.value for rung in taken])
+        if failed is not None and not failure:  # a failure's own effects just wait
+            self.apply(EffectsFailed(failed.what, failed.error))
+
+    def save(self, *, step: bool) -> None:
+        record, state = self.record, self.record.workflow
         record.pr_number = self.session.effects.pr_number or record.pr_number
         record.head_sha = self.session.workspace.pushed_head() or record.head_sha
-        record.steps += 1
-        if transition.state.phase.is_terminal and transition.state.paused is None:
+        record.steps += int(step)
+        ended = state.phase.is_terminal and state.paused is None
+        if ended and not record.pending_effects:
             record.status = TaskStatus.FINISHED
-            record.status_reason = transition.state.end_reason or transition.state.phase.value
+            record.status_reason = state.end_reason or state.phase.value
         self.rt.store.save(record, lease=self.lease)
-        taken = record.workflow.recovery.steps[steps_before:]
-        self.rt.store.count_recovery([step.action.value for step in taken])
-        self.session.files.save(record.steps)
+        if step:
+            self.session.files.save(record.steps)
 
     def close(self, status: TaskStatus, reason: str) -> None:
         self.record.status = status

@@ -77,15 +77,33 @@ def _step(
     return result
 
 
+def retries_effects(driver: Driver) -> bool:
+    """An ended task whose last effects failed tries them again, a bounded number of
+    times in a row (``limits.recovery.effect_failures``); a paused one waits for a person."""
+    record = driver.record
+    state = record.workflow
+    limit = driver.config.limits.recovery.effect_failures
+    waits = bool(record.pending_effects) and record.status is TaskStatus.ACTIVE
+    return (
+        waits
+        and state.awaiting is None
+        and state.paused is None
+        and (state.recovery.effect_failures < limit)
+    )
+
+
 def hand_on(rt: Runtime, driver: Driver, schedule: Schedule) -> None:
     """Schedule what comes next, as the holder: the next agent call (unless a wave's
     subtasks run: the last one asks for the join); else the review round that reviews sent
-    meanwhile start; else a step for commands that arrived during this one (their own jobs
-    found the lease held and left them to the holder)."""
+    meanwhile start; else, for an ended task, its failed effects again; else a step for
+    commands that arrived during this one (their own jobs found the lease held and left
+    them to the holder)."""
     record = driver.record
     if driver.wants_agent() and not driver.wave_running:
         schedule(record, "")
     elif record.status is TaskStatus.FINISHED and reviews_waiting(rt, record):
         schedule(record, f"r{record.version}")
+    elif retries_effects(driver):
+        schedule(record, f"e{record.version}")
     elif (waiting := rt.store.inbox_size(record.key)) > driver.kept:
         schedule(record, f"i{record.version}-{waiting}")

@@ -87,6 +87,7 @@ class GitHubEffects:
         self._workspace = workspace
         self.marks = TaskMarks(redis, task.ref.key)
         self.environment: bodies.EnvironmentLine | None = None  # the status comment's row
+        self.keep_checkout = False  # a push waits: the commits to push live only there
 
     @property
     def pr_number(self) -> int | None:
@@ -260,7 +261,8 @@ class GitHubEffects:
         self._label(labels.WORKING, present=False)
         if effect.final_phase is not Phase.BLOCKED:
             self._label(labels.DONE, present=True)
-        self._workspace.cleanup()
+        if not self.keep_checkout:
+            self._workspace.cleanup()
 
     def _conclude(self, check_id: int, final: Phase, state: WorkflowState) -> None:
         done = f"concluded:{check_id}:{final}:{state.history_count}"

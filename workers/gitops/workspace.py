@@ -130,6 +130,11 @@ class GitWorkspace:
     def head(self) -> str:
         return self._local("rev-parse", "HEAD")
 
+    def has(self, commit: str) -> bool:
+        """Whether this checkout holds ``commit`` (a commit not pushed lives only here)."""
+        found = self.git.run("cat-file", "-e", f"{commit}^{{commit}}", cwd=self.path, check=False)
+        return found.returncode == 0
+
     def checkout(self) -> LocalGit:
         """Git in the checkout as the bot user (commits, diffs)."""
         return LocalGit(self.path, self.git, author=self._identity.name, email=self._identity.email)
@@ -189,15 +194,18 @@ class GitWorkspace:
             return None  # cleaned up when the task ended
         return self.remote_head()
 
-    def sync_to(self, commit: str) -> None:
+    def sync_to(self, commit: str, *, fetch: bool = True) -> None:
         """Put the branch at `commit`, the one the task last pushed, whoever pushed it.
 
         A step on a worker whose checkout is older (another worker ran the last steps) or
         holds what a killed step left behind starts from exactly the recorded commit. The
         remote branch is fetched every time: a killed step may have pushed from another
         checkout, and a push leased on a stale tracking ref would be refused forever.
+        ``fetch=False``: the branch was never pushed (``commit`` waits to be pushed).
         """
-        self._remote("fetch", "--no-tags", "origin", f"+refs/heads/{self.branch}:{self._tracking}")
+        if fetch:
+            refspec = f"+refs/heads/{self.branch}:{self._tracking}"
+            self._remote("fetch", "--no-tags", "origin", refspec)
         if self.head() == commit and not self._local("status", "--porcelain"):
             return
         self._local("checkout", "-q", "-B", self.branch, commit)

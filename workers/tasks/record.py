@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -47,6 +48,10 @@ class TaskRecord(BaseModel):
     base_sha: str | None = None  # the commit the task's branch starts from
     repo_config: str | None = None  # .github/agentium.yml at base_sha, None when absent
     head_sha: str | None = None  # the task branch's last pushed commit
+    # effects a failed push or GitHub call left undone (workers/engine/pending.py), in
+    # order, and the local commit to push while a push is among them
+    pending_effects: list[dict[str, Any]] = Field(default_factory=list)
+    local_head: str | None = None
     steps: int = 0  # saved steps; names the next step job
     version: int = 0  # saves so far; a fenced save must have read the stored one
     environment: EnvironmentOutcome | None = None  # the last environment step's outcome
