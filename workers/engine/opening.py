@@ -21,6 +21,7 @@ arrived.
 from __future__ import annotations
 
 import logging
+import time
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
@@ -50,8 +51,16 @@ class Opening:
 
     def admit(self) -> Future[bool]:
         session, user = self.driver.session, self.driver.record.trigger_user
-        marks = session.effects.marks
-        return self.beside.submit(lambda: permissions.admit(session.gh, session.ref, user, marks))
+        marks, watch = session.effects.marks, self.driver.watch
+
+        def check() -> bool:
+            started = time.perf_counter()
+            try:
+                return permissions.admit(session.gh, session.ref, user, marks)
+            finally:
+                watch.beside["admit"] = time.perf_counter() - started
+
+        return self.beside.submit(check)
 
     def defer_effects(self) -> None:
         """From now until ``settle``, the task's GitHub effects run beside, in order."""
