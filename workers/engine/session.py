@@ -18,7 +18,6 @@ from workers.github.client import GitHubClient
 from workers.github.effects import GitHubEffects, TaskInfo
 from workers.github.refs import IssueRef
 from workers.gitops.checkout import LocalGit
-from workers.gitops.mirror import Mirror, mirror_path
 from workers.gitops.runner import Git
 from workers.gitops.workspace import GitWorkspace, workspace_path
 from workers.repoconfig import EffectiveConfig
@@ -107,13 +106,14 @@ def task_workspace(rt: Runtime, record: TaskRecord, path: Path) -> GitWorkspace:
         raise TaskSetupError("the delivery that started the task named no installation")
     installation = record.installation_id
     (rt.data_dir / "git-home").mkdir(parents=True, exist_ok=True)
-    url, git = f"{rt.settings.git_base_url}/{record.repo}.git", Git(rt.data_dir / "git-home")
-
-    def token() -> str:
-        return rt.github.token(installation)
-
-    mirror = Mirror(mirror_path(rt.data_dir, record.repo), url, token, git)
-    return GitWorkspace(path, url, record.issue, rt.identity, token, git, mirror=mirror)
+    return GitWorkspace(
+        path,
+        f"{rt.settings.git_base_url}/{record.repo}.git",
+        record.issue,
+        rt.identity,
+        token=lambda: rt.github.token(installation),
+        git=Git(rt.data_dir / "git-home"),
+    )
 
 
 def state_dir(root: Path, record: TaskRecord) -> Path:

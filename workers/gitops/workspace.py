@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workers.gitops.checkout import LocalGit
-from workers.gitops.mirror import Mirror
 from workers.gitops.runner import Git, GitError
 
 BRANCH_PREFIX = "agentium/issue-"
@@ -69,7 +68,6 @@ class GitWorkspace:
         token: Callable[[], str] | None,
         git: Git,
         depth: int | None = None,
-        mirror: Mirror | None = None,
     ) -> None:
         self.path = path
         self._url = remote_url
@@ -78,7 +76,6 @@ class GitWorkspace:
         self._token = token
         self.git = git
         self._depth = depth
-        self._mirror = None if depth else mirror  # a shallow checkout is cloned from GitHub
 
     @property
     def branch(self) -> str:
@@ -105,12 +102,9 @@ class GitWorkspace:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.path, ignore_errors=True)
         depth = ("--depth", str(self._depth)) if self._depth else ()
-        if self._mirror is not None:
-            self._mirror.clone_into(self.path)
-        else:
-            self._remote(
-                "clone", "--no-tags", *depth, "--", self._url, str(self.path), cwd=self.path.parent
-            )
+        self._remote(
+            "clone", "--no-tags", *depth, "--", self._url, str(self.path), cwd=self.path.parent
+        )
         base = self._local("rev-parse", "--abbrev-ref", "HEAD")
         self._local("config", "agentium.base", base)
         self._local("config", "user.name", self._identity.name)
