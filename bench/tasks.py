@@ -106,7 +106,9 @@ def breakdown(
     timings: dict[str, Any], sent: float, answer_s: float, first: float
 ) -> dict[str, float]:
     """Milliseconds per stage from the send to the model's first request."""
-    laps = {k.removesuffix("_ms"): float(v) for k, v in timings.items() if k.endswith("_ms")}
+    figures = {k.removesuffix("_ms"): float(v) for k, v in timings.items() if k.endswith("_ms")}
+    laps = {k: v for k, v in figures.items() if not k.startswith("beside_")}
+    beside = {k.removeprefix("beside_"): v for k, v in figures.items() if k.startswith("beside_")}
     queued = laps.pop("queued", 0.0)
     at = float(timings["at"])
     stepping = sum(laps.values())
@@ -119,6 +121,7 @@ def breakdown(
         "step job queued": queued,
         **{f"step: {name}": ms for name, ms in laps.items()},
         "prompt build and request": (first - at) * 1000,
+        **{f"beside the step (not in the sum): {name}": ms for name, ms in beside.items()},
     }
 
 

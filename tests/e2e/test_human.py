@@ -17,6 +17,7 @@ from tests.e2e.harness import REPO, Harness, descendants
 from tests.e2e.model import ScriptedModel
 from tests.fakes.github_state import Repo
 from workers.controller.phases import Phase
+from workers.gitops.workspace import workspace_path
 from workers.tasks.record import TaskRecord, TaskStatus
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
@@ -148,3 +149,24 @@ def test_someone_without_write_access_is_refused_once(bot: Harness) -> None:
     assert model.calls == 0
     assert bot.github is not None
     assert len(comments(bot.github.repo(REPO), 150)) == 1
+    # the clone made while the permission was checked is not left behind
+    assert not workspace_path(bot.root / "data", REPO, 150).exists()
+
+
+def test_a_worker_killed_during_the_first_call_still_starts_the_task_once(bot: Harness) -> None:
+    """The start's effects and the baseline run beside the first PLAN call: a kill there
+    loses at most them, and the next step makes up for them (workers/engine/opening.py)."""
+    model = start(bot, 160, SCENARIOS / "issue-42-complex.yml", hold=0)
+    for name in [n for n in bot.processes if n.startswith("worker")]:
+        bot.kill(name)
+    model.steps.appendleft(model.steps[0])  # the dead call still takes its scripted answer
+    model.release()
+    bot.start_worker("worker-after-first-call")
+    record = bot.wait_for(160, lambda r: r.status is TaskStatus.FINISHED, 240, "to finish")
+    assert model.errors == [], bot.logs()
+    assert bot.github is not None
+    repo = bot.github.repo(REPO)
+    assert [content for _, content in repo.reactions.get(160, [])] == ["eyes"]
+    assert sum("### agentium status" in body for body in comments(repo, 160)) == 1
+    assert record.workflow.baseline is not None
+    assert "agentium:working" not in repo.issue_labels.get(160, [])

@@ -36,3 +36,11 @@ def test_the_report_is_one_line_with_every_figure(caplog: pytest.LogCaptureFixtu
     assert record.getMessage() == "step timings"
     assert record.task == "o/r#1" and record.lease_ms >= 0 and record.at > 0  # type: ignore[attr-defined]
     json.dumps(record.__dict__, default=str)
+
+
+def test_work_beside_the_laps_is_reported_apart() -> None:
+    watch = Stopwatch(clock=Ticks(1.0, 1.5))
+    watch._last = watch.clock()
+    watch.lap("clone")
+    watch.beside["admit"] = 0.125
+    assert watch.fields() == {"clone_ms": 500.0, "beside_admit_ms": 125.0}

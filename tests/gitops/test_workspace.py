@@ -213,7 +213,8 @@ def test_the_token_stays_out_of_config_argv_logs_and_errors(
         for argv, env in zip(spy.argv, spy.envs, strict=True)
         if "GIT_CONFIG_VALUE_0" in env
     ]
-    assert talking == ["clone", "ls-remote", "push"]  # only the commands that talk to GitHub
+    assert talking == ["clone", "push"]  # only the commands that talk to GitHub (the clone
+    # brings every branch: no ls-remote for the task's)
     with_token = [env for env in spy.envs if "GIT_CONFIG_VALUE_0" in env]
     assert all(env["GIT_CONFIG_VALUE_0"] == header for env in with_token)
     assert all(

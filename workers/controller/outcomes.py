@@ -22,6 +22,14 @@ class Start:
 
 
 @dataclass(frozen=True)
+class BaselineTaken:
+    """The test command's run on the base commit, taken beside the first PLAN call (the
+    task started with ``Start(baseline=None)``); it may arrive in any phase once started."""
+
+    run: TestRun
+
+
+@dataclass(frozen=True)
 class WorkerDone:
     """The worker's final text (not its tool output) and whether it committed anything."""
 
@@ -164,6 +172,7 @@ class HumanCommand:
 
 Outcome = (
     Start
+    | BaselineTaken
     | WorkerDone
     | WaveJoined
     | AssessorDone

@@ -8,6 +8,7 @@ names the agent call whose result is the next outcome. The rules themselves live
 | outcome        | waiting for | rule                                                        |
 |----------------|-------------|-------------------------------------------------------------|
 | Start          | nothing     | PLAN iteration 1: run the worker                            |
+| BaselineTaken  | anything    | keep the base commit's test run (taken beside PLAN); status |
 | WorkerDone     | worker      | PLAN + NOTHING_TO_DO: end; PLAN: the plan check (see        |
 |                |             | plan_step); push commits (draft PR at the first); PLAN with |
 |                |             | no path: assessor; otherwise reviewer                       |
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from workers.controller import doctor, effect_failures, gate, ladder, signals, waves
+from workers.controller import doctor, effect_failures, gate, ladder, opening, signals, waves
 from workers.controller.calls import Call, after_work
 from workers.controller.core import note_feedback, remember
 from workers.controller.effects import CommentKind, PostComment, Target
@@ -49,7 +50,6 @@ from workers.controller.moves import (
     Transition,
     advance,
     block,
-    enter_iteration,
     first_line,
     force_advance,
     nothing_to_do,
@@ -61,6 +61,7 @@ from workers.controller.moves import (
 from workers.controller.outcomes import (
     AgentFailed,
     AssessorDone,
+    BaselineTaken,
     BudgetExceeded,
     DoctorDone,
     EffectsFailed,
@@ -119,11 +120,8 @@ def _step(state: WorkflowState, ctx: Context, outcome: Outcome) -> Transition:
         return ladder.on_answer(state, ctx, outcome)
     if isinstance(outcome, EffectsFailed):
         return effect_failures.on_failed(state, ctx, outcome)
-    if isinstance(outcome, Start):
-        if state.started:
-            raise OutcomeMismatch("the task has already started")
-        baselined = state.model_copy(update={"baseline": outcome.baseline})
-        return enter_iteration(ladder.on_start(baselined, outcome), ctx, Phase.PLAN, 1, None)
+    if isinstance(outcome, Start | BaselineTaken):
+        return opening.on_opening(state, ctx, outcome)
     role = _role(state, outcome)
     if state.awaiting is None or state.awaiting.role is not role:
         waiting = state.awaiting.role if state.awaiting else "nothing"

@@ -29,7 +29,8 @@ from workers.controller.outcomes import (
 from workers.controller.phases import Role
 from workers.controller.review import accepts_review, batch_reviews
 from workers.controller.transitions import pending_agent, step
-from workers.engine.environment import environment_line, set_up, take_baseline
+from workers.engine.environment import environment_line, set_up
+from workers.engine.opening import Opening, catch_up
 from workers.engine.pending import Pending
 from workers.engine.repo_settings import config_text_at, effective_config
 from workers.engine.reviews import as_review
@@ -76,6 +77,7 @@ class Driver:
         self.wave_running = False
         self.prepared = False
         self.pending = Pending(self.record, session.effects, session.workspace)
+        self.opening: Opening | None = None  # the first step's work beside its main line
         self.config = defaults_only(rt.config_defaults)
         if self.record.workflow.started:
             self.config = effective_config(rt.config_defaults, self.record.repo_config)
@@ -101,6 +103,8 @@ class Driver:
         self.watch.lap("context")
         self.watch.report(log, task=self.record.key, role=effect.role.value)
         outcome = runner.run(effect, context, self.session.checkout())
+        if self.opening is not None:
+            self.opening.settle()  # the start's effects and baseline before the outcome's
         self.apply(outcome)
         following = pending_agent(self.record.workflow, self.config.limits)
         if self.wants_agent() and isinstance(following, RunWave) and self.jobs is not None:
@@ -133,6 +137,8 @@ class Driver:
         if self.session.environment is None:
             set_up(self.rt, self.session, self.config)
             self.watch.lap("environment")
+        if self.opening is None:
+            catch_up(self)  # what a killed first step lost: start effects, baseline
 
     def retry_effects(self) -> None:
         """Perform the effects a failed push or GitHub call left, before anything else."""
@@ -158,27 +164,29 @@ class Driver:
         return self.active and state.awaiting is not None and state.paused is None
 
     def begin(self) -> bool:
-        """Admit the trigger, prepare the checkout and start the controller."""
+        """Admit the trigger (beside the clone), prepare the checkout and start the
+        controller; the start's GitHub effects and the baseline run beside the first call."""
         record, session = self.record, self.session
-        if not permissions.admit(
-            session.gh, session.ref, record.trigger_user, session.effects.marks
-        ):
-            self.close(TaskStatus.CANCELLED, f"{record.trigger_user} may not trigger the bot")
-            return False
-        self.watch.lap("admit")
+        opening = self.opening = Opening(self)
+        admitted = opening.admit()
         session.workspace.prepare()
         if record.base_sha is None:
             record.base_sha = session.workspace.head()
         self.watch.lap("clone")
+        if not admitted.result():  # before anything else happens: no agent call, no clone
+            session.workspace.cleanup()
+            self.close(TaskStatus.CANCELLED, f"{record.trigger_user} may not trigger the bot")
+            return False
+        self.watch.lap("admit_wait")
         if not self.configure():
             return False
-        session.effects.start()
-        self.watch.lap("status")
+        self.watch.lap("config")
         set_up(self.rt, session, self.config)  # before PLAN: its outcome is in the status
         self.watch.lap("environment")
-        baseline = take_baseline(self.rt, session, self.config)
-        self.watch.lap("baseline")
-        self.apply(Start(baseline=baseline, title=record.issue_title, body=record.issue_body))
+        opening.take_baseline()
+        opening.defer_effects()
+        session.effects.start()
+        self.apply(Start(baseline=None, title=record.issue_title, body=record.issue_body))
         self.watch.lap("start")
         return True
 

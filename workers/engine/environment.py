@@ -1,8 +1,8 @@
 """The environment step of a task's step (docs/design.md §10): before the first agent call
 on every worker, the task's environment is found in this worker's cache or set up, its
-outcome kept with the task (the dashboard reads it) and shown in the status comment. Once
-per task, when it starts, the test command's run on the base commit in that environment
-is the baseline (docs/design.md §12), kept in the task's workflow state."""
+outcome kept with the task (the dashboard reads it) and shown in the status comment. The
+baseline, the test command's run on the base commit in that environment, is taken beside
+the first agent call (workers/engine/baseline.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from workers.agents.environment import (
     EnvironmentStep,
     SetupRequest,
 )
-from workers.controller.testrun import TestRun
 from workers.engine.session import TaskSession
 from workers.github.bodies import EnvironmentLine
 from workers.repoconfig import EffectiveConfig
@@ -43,13 +42,6 @@ def set_up(rt: Runtime, session: TaskSession, config: EffectiveConfig) -> Enviro
     session.environment = environment
     session.effects.environment = environment_line(environment.outcome)
     return environment
-
-
-def take_baseline(rt: Runtime, session: TaskSession, config: EffectiveConfig) -> TestRun:
-    """The test command on the base commit, in the environment just set up (the checkout
-    is still at the base commit: the task is starting)."""
-    runner = session.runner(rt, config)
-    return runner.baseline(session.agent_context(config), session.checkout())
 
 
 def environment_line(outcome: EnvironmentOutcome | None) -> EnvironmentLine | None:

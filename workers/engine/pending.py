@@ -126,6 +126,9 @@ class Pending:
         failure about a failure)."""
         kept = [effect for effect in new if type(effect).__name__ in KEPT]
         waiting = self.waiting
+        if self.effects.defer is not None and not waiting:
+            self.effects.perform(kept, state)  # the start's: beside the first call (opening.py)
+            return None
         if at_once:
             queue, before = kept, waiting
         elif self.failed and waiting:

@@ -72,7 +72,13 @@ def _step(
         return f"task_{record.status.value}"
     watch.lap("load")
     driver = Driver(rt, open_session(rt, record, lease), lease, jobs, watch)
-    result = driver.run()
+    try:
+        result = driver.run()
+        if driver.opening is not None:
+            driver.opening.settle()  # a first step that made no agent call
+    finally:
+        if driver.opening is not None:
+            driver.opening.close()  # nothing it began outlives the lease
     hand_on(rt, driver, schedule)
     return result
 

@@ -2,7 +2,9 @@
 
     watch = Stopwatch.started(queued_s=...)   # when the step's job began
     watch.lap("clone")                        # the time since the last lap is "clone"
-    watch.report(log, task=key)               # "step timings": queued_ms, clone_ms, ...
+    watch.beside["admit"] = 0.03              # work done in a thread meanwhile (seconds)
+    watch.report(log, task=key)               # "step timings": queued_ms, clone_ms, ...,
+                                              # beside_admit_ms (not a lap: no sum with them)
 
 The line lets an operator (and `make bench`) see, per step, how long the job waited in
 the queue and what each stage before the model request cost, without a profiler.
@@ -33,6 +35,7 @@ class Stopwatch:
     queued_s: float | None = None
     clock: Callable[[], float] = time.perf_counter
     laps: dict[str, float] = field(default_factory=dict)
+    beside: dict[str, float] = field(default_factory=dict)  # seconds, beside the laps
     _last: float = 0.0
 
     @classmethod
@@ -48,6 +51,7 @@ class Stopwatch:
 
     def fields(self) -> dict[str, float]:
         figures = {f"{name}_ms": round(s * 1000, 1) for name, s in self.laps.items()}
+        figures |= {f"beside_{name}_ms": round(s * 1000, 1) for name, s in self.beside.items()}
         if self.queued_s is not None:
             figures["queued_ms"] = round(self.queued_s * 1000, 1)
         return figures

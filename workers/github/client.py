@@ -72,6 +72,9 @@ class GitHubClients:
         self._clock = clock
         self._options = options
         self._transport = transport
+        # One TLS context for every client of the process: building one reads the CA bundle
+        # (~20 ms), and each step's work-horse builds its installation's client anew.
+        self._tls = httpx.create_ssl_context()
         self._spacer = WriteSpacer(redis, clock, options.write_interval_s)
         self._app = self._build(AppJwtAuthStrategy(credentials, clock), None)
         self.tokens = InstallationTokens(redis, clock, AppTokenMinter(self._app))
@@ -103,7 +106,7 @@ class GitHubClients:
         return self.tokens.get(installation_id)
 
     def _build(self, auth: BaseAuthStrategy, installation_id: int | None) -> GitHubClient:
-        inner = self._transport or httpx.HTTPTransport()
+        inner = self._transport or httpx.HTTPTransport(verify=self._tls)
         transport = ObservedTransport(
             inner,
             installation_id=installation_id,

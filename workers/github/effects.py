@@ -88,6 +88,9 @@ class GitHubEffects:
         self.marks = TaskMarks(redis, task.ref.key)
         self.environment: bodies.EnvironmentLine | None = None  # the status comment's row
         self.keep_checkout = False  # a push waits: the commits to push live only there
+        # While set, start() and perform() hand their work to it instead of doing it now
+        # (the first step runs them beside its agent call, in order; workers/engine/opening.py).
+        self.defer: Callable[[Callable[[], None]], object] | None = None
 
     @property
     def pr_number(self) -> int | None:
@@ -95,6 +98,12 @@ class GitHubEffects:
 
     def start(self) -> None:
         """The task starts: 👀 on the issue and the working label (once per run)."""
+        if self.defer is not None:
+            self.defer(self._start)
+        else:
+            self._start()
+
+    def _start(self) -> None:
         done = f"started:{self._task.run}"
         if self.marks.get(done):
             return
@@ -104,6 +113,13 @@ class GitHubEffects:
         self.marks.set(done, 1)
 
     def perform(self, effects: Iterable[Effect], state: WorkflowState) -> None:
+        if self.defer is not None:
+            given = tuple(effects)
+            self.defer(lambda: self._perform(given, state))
+        else:
+            self._perform(effects, state)
+
+    def _perform(self, effects: Iterable[Effect], state: WorkflowState) -> None:
         for effect in effects:
             self.perform_one(effect, state)
 

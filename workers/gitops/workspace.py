@@ -109,15 +109,14 @@ class GitWorkspace:
         self._local("config", "agentium.base", base)
         self._local("config", "user.name", self._identity.name)
         self._local("config", "user.email", self._identity.email)
-        listed = self._remote("ls-remote", "--heads", "origin", f"refs/heads/{self.branch}")
-        if listed.strip():
-            self._remote(
-                "fetch",
-                "--no-tags",
-                *depth,
-                "origin",
-                f"+refs/heads/{self.branch}:{self._tracking}",
-            )
+        if self._depth:  # a shallow clone has the default branch alone: ask for the task's
+            listed = self._remote("ls-remote", "--heads", "origin", f"refs/heads/{self.branch}")
+            if listed.strip():
+                self._remote(
+                    "fetch", "--no-tags", *depth, "origin",
+                    f"+refs/heads/{self.branch}:{self._tracking}",
+                )  # fmt: skip
+        if self.remote_head() is not None:  # a full clone fetched every branch already
             self._local("checkout", "-B", self.branch, self._tracking)
         else:
             self._local("checkout", "-b", self.branch)
