@@ -21,8 +21,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-from githubkit.exception import RequestError, RequestFailed
 from pydantic import TypeAdapter
 
 from workers.controller.effects import (
@@ -36,6 +34,7 @@ from workers.controller.effects import (
 )
 from workers.controller.state import WorkflowState
 from workers.github.effects import GitHubEffects
+from workers.github.retry import transient
 from workers.gitops.runner import GitError
 from workers.gitops.workspace import GitWorkspace
 from workers.tasks.record import TaskRecord
@@ -60,19 +59,7 @@ def classify(effect: Effect, error: Exception) -> EffectFailure | None:
     text = f"{type(error).__name__}: {error}"[:ERROR_CHARS]
     if isinstance(error, GitError) and isinstance(effect, OpenOrUpdatePR):
         return EffectFailure("push", text)
-    if isinstance(error, RequestFailed):
-        answer = error.response.raw_response
-        limited = answer.status_code == 429 or (
-            answer.status_code == 403
-            and (
-                "retry-after" in answer.headers
-                or answer.headers.get("x-ratelimit-remaining") == "0"
-            )
-        )
-        return EffectFailure("github", text) if answer.status_code >= 500 or limited else None
-    if isinstance(error, RequestError | httpx.TransportError):
-        return EffectFailure("github", text)
-    return None
+    return EffectFailure("github", text) if transient(error) else None
 
 
 def encode(effect: Effect) -> dict[str, Any]:

@@ -60,7 +60,7 @@ class GitHubRetryPolicy:
             raw: httpx.Response = exc.response.raw_response
             if raw.status_code >= 500:
                 return backoff
-            if raw.status_code in (403, 429):
+            if rate_limited(raw):
                 return self._rate_limit_wait(raw, backoff)
             return None
         if isinstance(exc, RequestError) and isinstance(exc.exc, httpx.TransportError):
@@ -76,6 +76,24 @@ class GitHubRetryPolicy:
         if headers.get("x-ratelimit-remaining") == "0" and reset.strip().isdigit():
             return max(0.0, float(reset) - self._clock.now()) + 1.0
         return backoff if response.status_code == 429 else None
+
+
+def rate_limited(response: httpx.Response) -> bool:
+    """A 429, or a 403 that GitHub's headers mark as a rate limit (not a permission error)."""
+    headers = response.headers
+    return response.status_code == 429 or (
+        response.status_code == 403
+        and ("retry-after" in headers or headers.get("x-ratelimit-remaining") == "0")
+    )
+
+
+def transient(exc: BaseException) -> bool:
+    """Worth trying again later, once this policy's retries are spent: a 5xx, a rate
+    limit, or the connection failing (a step's effects wait with the task then)."""
+    if isinstance(exc, RequestFailed):
+        answer: httpx.Response = exc.response.raw_response
+        return answer.status_code >= 500 or rate_limited(answer)
+    return isinstance(exc, RequestError | httpx.TransportError)
 
 
 def _reason(exc: GitHubException) -> str:

@@ -214,8 +214,7 @@ class GitWorkspace:
     def detach_at(self, commit: str) -> None:
         """Put the checkout at `commit`, detached and clean (a wave's subtask starts there);
         the task branch is fetched first when the checkout lacks the commit."""
-        found = self.git.run("cat-file", "-e", f"{commit}^{{commit}}", cwd=self.path, check=False)
-        if found.returncode != 0:
+        if not self.has(commit):
             self._fetch_branch()
         self._local("checkout", "-q", "--detach", commit)
         self._local("reset", "-q", "--hard", commit)
