@@ -73,10 +73,13 @@ class Harness:
     extra_files: dict[str, str] = field(default_factory=dict)  # added to the repository
     settings: dict[str, str] = field(default_factory=dict)  # more environment, every process
     settings_file: str | None = OFFLINE_SETTINGS  # the repository's SETTINGS, unless extra_files
+    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=10))  # deliveries
 
     # starting and stopping
 
     def start(self) -> Harness:
+        if self.http.is_closed:  # started again after a stop
+            self.http = httpx.Client(timeout=10)
         self.redis_server = EmbeddedRedis(data_dir=self.root / "redis").start()
         keys = app_key_pair()
         self.github = FakeGitHub(
@@ -155,6 +158,7 @@ class Harness:
         for server in (self.llm, self.github, self.redis_server):
             if server is not None:
                 server.stop()
+        self.http.close()
 
     def __enter__(self) -> Harness:
         return self.start()
@@ -215,7 +219,7 @@ class Harness:
         body = encode(data)
         headers = delivery_headers(event, body, secret=SECRET, delivery=str(uuid.uuid4()))
         url = f"http://127.0.0.1:{self.port}/api/github/webhooks"
-        return httpx.post(url, content=body, headers=headers, timeout=10)
+        return self.http.post(url, content=body, headers=headers)
 
     def record(self, number: int) -> TaskRecord | None:
         assert self.redis_server is not None
