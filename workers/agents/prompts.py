@@ -44,6 +44,16 @@ class Prompts:
         )
         self.formats = signal_formats()
 
+    def compile_all(self) -> list[str]:
+        """Compile every template now; a template that does not compile raises here.
+
+        A worker does this once before it forks a work-horse per job, so no job compiles
+        a template again (and a broken prompt stops the worker at start, not a task)."""
+        names = self.environment.list_templates(filter_func=lambda name: name.endswith(".md"))
+        for name in names:
+            self.environment.get_template(name)
+        return names
+
     def render(self, name: str, **values: Any) -> str:
         template = self.environment.get_template(f"{name}.md")
         return template.render(**self.formats, **values).strip() + "\n"

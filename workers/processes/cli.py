@@ -183,11 +183,13 @@ def preload_runtime(settings: Settings) -> None:
     from workers import jobs
     from workers.engine import scheduling
     from workers.intake import reconcile
+    from workers.warmup import warm_up
 
     if settings.app_id is None:
         print("agentium: APP_ID is not set; tasks cannot run until it is", file=sys.stderr)
         return
     runtime = jobs.runtime()
+    warm_up(runtime)
     scheduling.schedule_sweep(runtime.queue, every=timedelta(seconds=settings.sweep_every_s))
     reconcile.schedule_reconcile(runtime.queue)
 
