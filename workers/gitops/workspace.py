@@ -102,13 +102,12 @@ class GitWorkspace:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.path, ignore_errors=True)
         depth = ("--depth", str(self._depth)) if self._depth else ()
+        who = (f"user.name={self._identity.name}", f"user.email={self._identity.email}")
         self._remote(
-            "clone", "--no-tags", *depth, "--", self._url, str(self.path), cwd=self.path.parent
-        )
-        base = self._local("rev-parse", "--abbrev-ref", "HEAD")
-        self._local("config", "agentium.base", base)
-        self._local("config", "user.name", self._identity.name)
-        self._local("config", "user.email", self._identity.email)
+            "clone", "--no-tags", *depth, "--config", who[0], "--config", who[1],
+            "--", self._url, str(self.path), cwd=self.path.parent,
+        )  # fmt: skip
+        self._local("config", "agentium.base", self._cloned_branch())
         if self._depth:  # a shallow clone has the default branch alone: ask for the task's
             listed = self._remote("ls-remote", "--heads", "origin", f"refs/heads/{self.branch}")
             if listed.strip():
@@ -122,6 +121,14 @@ class GitWorkspace:
             self._local("checkout", "-b", self.branch)
         self._local("config", "agentium.ready", "true")
         return self.path
+
+    def _cloned_branch(self) -> str:
+        """The branch a fresh clone checked out, read from its HEAD file (a git process
+        less on the way to the first call), or asked of git if the file is unexpected."""
+        head = (self.path / ".git" / "HEAD").read_text(encoding="utf-8").strip()
+        if head.startswith("ref: refs/heads/") and "\n" not in head:
+            return head.removeprefix("ref: refs/heads/")
+        return self._local("rev-parse", "--abbrev-ref", "HEAD")
 
     def base_branch(self) -> str:
         return self._local("config", "agentium.base")
