@@ -99,7 +99,7 @@ class Driver:
             return self.wave(effect)
         assert effect is not None
         context = self.session.agent_context(self.config)
-        runner = self.session.runner(self.rt, self.config)
+        runner = self.session.runner(self.rt, self.config, self.opening)
         self.watch.lap("context")
         self.watch.report(log, task=self.record.key, role=effect.role.value)
         outcome = runner.run(effect, context, self.session.checkout())
@@ -139,6 +139,8 @@ class Driver:
             self.watch.lap("environment")
         if self.opening is None:
             catch_up(self)  # what a killed first step lost: start effects, baseline
+        else:
+            self.opening.map_ready()
 
     def retry_effects(self) -> None:
         """Perform the effects a failed push or GitHub call left, before anything else."""
@@ -183,6 +185,7 @@ class Driver:
         self.watch.lap("config")
         set_up(self.rt, session, self.config)  # before PLAN: its outcome is in the status
         self.watch.lap("environment")
+        opening.map_repository()
         opening.take_baseline()
         opening.defer_effects()
         session.effects.start()

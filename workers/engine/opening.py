@@ -3,12 +3,18 @@ step makes up for what a killed first step lost of it.
 
     opening = Opening(driver)                  # in Driver.begin()
     admitted = opening.admit()                 # the permission check, while the clone runs
+    opening.map_repository()                   # the repository map, while the start goes on
     opening.defer_effects()                    # 👀, label, status comment: beside the call
     opening.take_baseline()                    # the base commit's tests: beside the call
-    ...the first agent call...
+    opening.map_ready()                        # before the first prompt is built
+    ...the first agent call (its runner calls opening.calling() first)...
     opening.settle()                           # before its outcome's effects: those done,
                                                # the baseline applied (``BaselineTaken``)
     opening.close()                            # every thread joined, before the lease ends
+
+The start's effects and the baseline begin once the first model request is on its way
+(or after ``CALL_WAIT_S``): on a machine of two cores they would otherwise take CPU from
+the first call's own way there, and that call takes seconds to minutes anyway.
 
 The start's GitHub effects keep their order (label, then status comment) and run before
 any later effect; each is fenced by the lease and remembered in ``TaskMarks`` as before, and
@@ -21,10 +27,12 @@ arrived.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
+from workers.agents.taskfiles import TaskFiles
 from workers.controller.core import status
 from workers.controller.outcomes import BaselineTaken
 from workers.controller.testrun import TestRun
@@ -38,6 +46,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("agentium.steps")
 
+CALL_WAIT_S = 5.0  # the most the start's effects and baseline wait for the first call
+
 
 def begun_mark(driver: Driver) -> str:
     return f"begun:{driver.record.trigger_delivery}"
@@ -49,6 +59,14 @@ class Opening:
         self.beside = Beside()
         self.effects = InOrder(self.beside)
         self.baseline: Future[TestRun | None] | None = None
+        self.repo_map: Future[str] | None = None
+        self.called = threading.Event()  # the first model request is on its way
+
+    def calling(self) -> None:
+        self.called.set()
+
+    def _after_the_first_call(self) -> None:
+        self.called.wait(CALL_WAIT_S)
 
     def admit(self) -> Future[bool]:
         session, user = self.driver.session, self.driver.record.trigger_user
@@ -63,19 +81,44 @@ class Opening:
 
         return self.beside.submit(check)
 
+    def map_repository(self) -> None:
+        """Build the task's repository map (kept in its state directory for every prompt)
+        beside the start's remaining work instead of in the first prompt's build."""
+        driver = self.driver
+        files, checkout = TaskFiles(driver.session.state_dir), driver.session.workspace.path
+        budget = driver.config.agents.context.repo_map_chars
+        self.repo_map = self.beside.submit(lambda: files.repo_map(checkout, budget))
+
+    def map_ready(self) -> None:
+        """Wait for the map; if it failed, the prompt's build makes it in line."""
+        if self.repo_map is not None:
+            try:
+                self.repo_map.result()
+            except Exception:
+                log.exception("the repository map failed", extra={"task": self.driver.record.key})
+            self.repo_map = None
+
     def defer_effects(self) -> None:
-        """From now until ``settle``, the task's GitHub effects run beside, in order."""
+        """From now until ``settle``, the task's GitHub effects run beside, in order, from
+        the first call on."""
+        self.effects.then(self._after_the_first_call)
         self.driver.session.effects.defer = self.effects.then
 
     def take_baseline(self) -> None:
         driver = self.driver
-        self.baseline = self.beside.submit(lambda: _baseline_or_none(driver))
+
+        def baseline() -> TestRun | None:
+            self._after_the_first_call()
+            return _baseline_or_none(driver)
+
+        self.baseline = self.beside.submit(baseline)
 
     def settle(self) -> None:
         """The start's effects done, then the baseline applied; what follows is performed
         in line again. A failure of the start's effects (GitHub down) does not cost the
         agent's outcome: it is logged, the ``begun`` mark stays unset and the next step
         does them again (``catch_up``); only a lost lease ends the step here."""
+        self.called.set()  # no more waiting: the call is over (or there was none)
         effects = self.driver.session.effects
         if effects.defer is not None:
             marks, mark = effects.marks, begun_mark(self.driver)
@@ -95,6 +138,7 @@ class Opening:
     def close(self) -> None:
         """Join every thread; after a failure of the step, what they raised is logged."""
         self.driver.session.effects.defer = None
+        self.called.set()
         self.beside.close()
         try:
             self.effects.settle()

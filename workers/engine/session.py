@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from workers.agents.budget import load_ledger
 from workers.agents.environment import Environment
@@ -26,6 +27,11 @@ from workers.tasks.lease import Lease
 from workers.tasks.record import TaskRecord
 
 
+class CallWatcher(Protocol):
+    def calling(self) -> None:
+        """A model call is about to be made."""
+
+
 class TaskSetupError(RuntimeError):
     """The task lacks what it needs to run (e.g. no installation id)."""
 
@@ -45,14 +51,21 @@ class TaskSession:
     def checkout(self) -> LocalGit:
         return self.workspace.checkout()
 
-    def runner(self, rt: Runtime, config: EffectiveConfig) -> AgentRunner:
+    def runner(
+        self, rt: Runtime, config: EffectiveConfig, watcher: CallWatcher | None = None
+    ) -> AgentRunner:
         """The agents with the repository's routing and budgets; a run stops at its next
-        model call once the step's lease is known lost (docs/design.md §7)."""
+        model call once the step's lease is known lost (docs/design.md §7). A ``watcher``
+        is told before every model call (the first step's work beside waits for it)."""
+        lease = self.lease
+
+        def before_call() -> None:
+            lease.raise_if_lost()
+            if watcher is not None:
+                watcher.calling()
+
         deps = replace(
-            rt.runner.deps,
-            routing=config.routing,
-            settings=config.agents,
-            interrupt=self.lease.raise_if_lost,
+            rt.runner.deps, routing=config.routing, settings=config.agents, interrupt=before_call
         )
         return AgentRunner(deps)
 
