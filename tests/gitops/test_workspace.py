@@ -165,6 +165,43 @@ def test_a_bare_repository_path_works_as_the_remote(tmp_path: Path) -> None:
     assert ws.path.name == "octo__hello__5"
 
 
+def test_the_base_is_the_default_branch_whatever_its_name(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    fake_github.add_repo("octo/trunky", default_branch="release/2.x")
+    ws = tasks.workspace("trunky", repo="octo/trunky")
+    ws.prepare()
+    assert ws.base_branch() == "release/2.x"
+    assert _git(ws.path, "config", "user.name") == "agentium[bot]"
+    assert _git(ws.path, "rev-parse", "--abbrev-ref", "HEAD") == BRANCH
+
+
+def test_a_checkout_left_half_made_is_cloned_again(tasks: TaskFactory) -> None:
+    first = tasks.workspace()
+    first.prepare()
+    _git(first.path, "config", "--unset", "agentium.ready")  # killed before it was complete
+    (first.path / "stray.txt").write_text("left over\n")
+    again = tasks.workspace()  # the next step's object, on the same path
+    again.prepare()
+    assert not (again.path / "stray.txt").exists()
+    assert _git(again.path, "config", "agentium.ready") == "true"
+
+
+def test_a_complete_checkout_is_asked_about_once_per_step(tasks: TaskFactory) -> None:
+    tasks.workspace().prepare()
+    spy = SpyRunner()
+    ws = GitWorkspace(
+        tasks.root / "ws", tasks.fake.git_url(REPO), ISSUE, bot_identity(APP_ID, "agentium"),
+        lambda: tasks.clients.token(INSTALLATION), Git(tasks.root, runner=spy),
+    )  # fmt: skip
+    ws.prepare()
+    ws.prepare()
+    assert sum("agentium.ready" in argv for argv in spy.argv) == 1
+    ws.cleanup()
+    ws.prepare()  # removed: cloned again
+    assert (ws.path / ".git").is_dir()
+
+
 class SpyRunner:
     def __init__(self) -> None:
         self.argv: list[list[str]] = []

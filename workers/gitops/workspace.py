@@ -76,6 +76,7 @@ class GitWorkspace:
         self._token = token
         self.git = git
         self._depth = depth
+        self._ready = False  # this checkout was found or made complete by this object
 
     @property
     def branch(self) -> str:
@@ -97,7 +98,10 @@ class GitWorkspace:
 
         A checkout counts once it is complete (`agentium.ready`): one left half-made by a
         worker killed mid-clone is made again rather than used forever."""
-        if (self.path / ".git").is_dir() and self._local("config", "agentium.ready", check=False):
+        if (self.path / ".git").is_dir() and (
+            self._ready or self._local("config", "agentium.ready", check=False)
+        ):
+            self._ready = True  # known for the rest of this step: no git process to ask
             return self.path
         self.path.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.path, ignore_errors=True)
@@ -120,6 +124,7 @@ class GitWorkspace:
         else:
             self._local("checkout", "-b", self.branch)
         self._local("config", "agentium.ready", "true")
+        self._ready = True
         return self.path
 
     def _cloned_branch(self) -> str:
@@ -229,6 +234,7 @@ class GitWorkspace:
 
     def cleanup(self) -> None:
         """Remove the checkout, and the checkouts its wave's subtasks had on this machine."""
+        self._ready = False
         shutil.rmtree(self.path, ignore_errors=True)
         for slot in self.path.parent.glob(f"{self.path.name}.slot*"):
             shutil.rmtree(slot, ignore_errors=True)
