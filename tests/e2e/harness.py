@@ -38,6 +38,7 @@ from tests.support import delivery_headers, encode, payload
 from workers.github.clock import SystemClock
 from workers.processes.embedded_redis import EmbeddedRedis, free_port, port_open
 from workers.processes.lifeline import die_with_parent
+from workers.tasks.inbox import InboxItem
 from workers.tasks.record import TaskRecord, TaskStatus, task_key
 from workers.tasks.store import TaskStore
 
@@ -226,6 +227,15 @@ class Harness:
         client = redis.Redis.from_url(self.redis_server.url)
         try:
             return TaskStore(client).get(task_key(REPO, number))
+        finally:
+            client.close()
+
+    def inbox(self, number: int) -> list[InboxItem]:
+        """What waits for the task's next step (commands, cancels, reviews)."""
+        assert self.redis_server is not None
+        client = redis.Redis.from_url(self.redis_server.url)
+        try:
+            return TaskStore(client).inbox(task_key(REPO, number))
         finally:
             client.close()
 

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import REPO, Harness, descendants
+from tests.e2e.harness import REPO, Harness, _wait, descendants
 from tests.e2e.model import ScriptedModel
 from tests.fakes.github_state import Repo
 from workers.controller.phases import Phase
 from workers.gitops.workspace import workspace_path
+from workers.tasks.inbox import CancelRequest
 from workers.tasks.record import TaskRecord, TaskStatus
 
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
@@ -82,6 +83,10 @@ def test_stop_then_retry_then_status(bot: Harness) -> None:
 def test_removing_the_label_cancels(bot: Harness) -> None:
     model = start(bot, 120, SCENARIOS / "issue-42-complex.yml", hold=IMPLEMENT_WORKER)
     assert bot.label(120, action="unlabeled").status_code == 202
+    # The call is held, as a real one takes minutes: the step holding the task hears the
+    # request from its inbox once the call ends (released at once, the rest of the task
+    # would run in less time than the request waits for the lease).
+    _wait(lambda: any(isinstance(i, CancelRequest) for i in bot.inbox(120)), 30, "the cancel")
     model.release()
     record = bot.wait_for(120, lambda r: r.status is TaskStatus.CANCELLED, 60, "to cancel")
     assert "label 'agentium' removed" in (record.status_reason or "")
