@@ -6,7 +6,8 @@ The real processes against the fake GitHub and a scripted model (instant answers
 the time measured is the bot's own):
 
 1. A 30-iteration task (COMPLEX: PLAN 5, IMPLEMENT 20, DOCS 5; every judge ITERATEs to
-   the last iteration, every worker commits): Redis bytes of the keys named after the
+   the last iteration, the recovery ladder's doctor is asked twice per phase, every
+   worker commits): Redis bytes of the keys named after the
    task once it finished (its record, state files, marks, ...) and the largest its record
    grew while it ran; the bot's CPU time per agent call (the worker processes and
    everything they started: work-horses, git; the repository's test command is `true`),
@@ -43,6 +44,10 @@ SETTINGS = (
     + "".join(f"    {phase}: {count}\n" for phase, count in LIMITS.items())
 )
 TICKS = os.sysconf("SC_CLK_TCK")
+# The failed iterations of a phase after which the doctor is asked (config/workflow.yml:
+# limits.recovery.doctor, min_attempts 2 and per_phase 2; the judges' reasons differ, so
+# the phase is never stuck on one failure).
+DOCTOR_AFTER = (2, 3)
 
 
 @dataclass
@@ -70,6 +75,9 @@ def long_scenario() -> str:
             steps.append(f"  - reviewer: {phase} {iteration} - point {iteration} is still open")
             verdict = "ADVANCE" if iteration == count else f"ITERATE fix point {iteration}"
             steps.append(f'  - judge: "AGENTIUM_EVAL: {verdict}"')
+            if iteration in DOCTOR_AFTER and iteration < count:  # the recovery ladder asks
+                hint = f"retry_with_fix close point {iteration}"
+                steps.append(f'  - doctor: "AGENTIUM_DOCTOR: {hint}"')
     return 'task: "footprint"\nsteps:\n' + "\n".join(steps) + "\n"
 
 
