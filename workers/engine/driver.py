@@ -132,6 +132,8 @@ class Driver:
         if head is not None:  # never pushed: nothing to fetch
             workspace.sync_to(head, fetch=self.record.head_sha is not None)
         self.watch.lap("checkout")
+        if self.opening is not None:
+            self.opening.map_ready()  # its state directory is written by no one else now
         self.session.files.restore()
         self.watch.lap("state")
         if self.session.environment is None:
@@ -139,8 +141,6 @@ class Driver:
             self.watch.lap("environment")
         if self.opening is None:
             catch_up(self)  # what a killed first step lost: start effects, baseline
-        else:
-            self.opening.map_ready()
 
     def retry_effects(self) -> None:
         """Perform the effects a failed push or GitHub call left, before anything else."""

@@ -6,7 +6,7 @@ step makes up for what a killed first step lost of it.
     opening.map_repository()                   # the repository map, while the start goes on
     opening.defer_effects()                    # 👀, label, status comment: beside the call
     opening.take_baseline()                    # the base commit's tests: beside the call
-    opening.map_ready()                        # before the first prompt is built
+    opening.map_ready()                        # before the state is restored, the prompt built
     ...the first agent call (its runner calls opening.calling() first)...
     opening.settle()                           # before its outcome's effects: those done,
                                                # the baseline applied (``BaselineTaken``)
