@@ -18,7 +18,7 @@ import sys
 import tarfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,22 +222,23 @@ class Harness:
         url = f"http://127.0.0.1:{self.port}/api/github/webhooks"
         return self.http.post(url, content=body, headers=headers)
 
-    def record(self, number: int) -> TaskRecord | None:
+    @contextlib.contextmanager
+    def _store(self) -> Iterator[TaskStore]:
         assert self.redis_server is not None
         client = redis.Redis.from_url(self.redis_server.url)
         try:
-            return TaskStore(client).get(task_key(REPO, number))
+            yield TaskStore(client)
         finally:
             client.close()
 
+    def record(self, number: int) -> TaskRecord | None:
+        with self._store() as store:
+            return store.get(task_key(REPO, number))
+
     def inbox(self, number: int) -> list[InboxItem]:
         """What waits for the task's next step (commands, cancels, reviews)."""
-        assert self.redis_server is not None
-        client = redis.Redis.from_url(self.redis_server.url)
-        try:
-            return TaskStore(client).inbox(task_key(REPO, number))
-        finally:
-            client.close()
+        with self._store() as store:
+            return store.inbox(task_key(REPO, number))
 
     def wait_finished(self, number: int, timeout: float = 120) -> TaskRecord:
         def finished(record: TaskRecord) -> bool:

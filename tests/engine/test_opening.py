@@ -44,6 +44,17 @@ def eventually(test: Callable[[], bool], timeout: float = 5.0) -> bool:
     return test()
 
 
+def deferred(tmp_path: Path, *effects: str) -> tuple[Opening, list[str]]:
+    """An opening whose start's effects are deferred, and the effects done so far."""
+    d = driver(tmp_path)
+    opening = Opening(d)
+    opening.defer_effects()
+    done: list[str] = []
+    for name in effects:
+        d.session.effects.defer(lambda name=name: done.append(name))
+    return opening, done
+
+
 def test_the_map_built_beside_is_the_one_the_prompt_reads(tmp_path: Path) -> None:
     checkout = tmp_path / "checkout"
     (checkout / "pkg").mkdir(parents=True)
@@ -72,12 +83,7 @@ def test_a_failed_map_is_logged_and_left_to_the_prompt(
 
 
 def test_the_start_effects_wait_for_the_first_model_request(tmp_path: Path) -> None:
-    d = driver(tmp_path)
-    opening = Opening(d)
-    opening.defer_effects()
-    done: list[str] = []
-    d.session.effects.defer(lambda: done.append("label"))
-    d.session.effects.defer(lambda: done.append("status"))
+    opening, done = deferred(tmp_path, "label", "status")
     time.sleep(0.3)
     assert done == []  # the first call's way there has the CPU to itself
     opening.calling()
@@ -103,11 +109,7 @@ def test_a_step_without_a_model_call_does_not_wait_for_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(opening_module, "CALL_WAIT_S", 60.0)
-    d = driver(tmp_path)
-    opening = Opening(d)
-    opening.defer_effects()
-    done: list[str] = []
-    d.session.effects.defer(lambda: done.append("label"))
+    opening, done = deferred(tmp_path, "label")
     started = time.monotonic()
     opening.close()  # e.g. the step failed before its call
     assert done == ["label"]
@@ -118,10 +120,6 @@ def test_without_a_call_the_wait_ends_after_its_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(opening_module, "CALL_WAIT_S", 0.2)
-    d = driver(tmp_path)
-    opening = Opening(d)
-    opening.defer_effects()
-    done: list[str] = []
-    d.session.effects.defer(lambda: done.append("label"))
+    opening, done = deferred(tmp_path, "label")
     assert eventually(lambda: done == ["label"], timeout=3)
     opening.close()
