@@ -200,8 +200,11 @@ class FakeGitHub:
 
     def _record(self, request: Request, route: str, status: int, auth: str, body: Any) -> None:
         self.requests.append(
-            Recorded(request.method, request.url.path, route, request.url.query, status, auth, body)
-        )
+            Recorded(
+                request.method, request.url.path, route, request.url.query, status, auth, body,
+                request.client.port if request.client else None,
+            )
+        )  # fmt: skip
 
     async def _handle(self, request: Request, route: str, auth: str, handler: Any) -> Response:
         raw = await request.body()

@@ -82,3 +82,4 @@ class Recorded:
     status: int
     auth: str  # app, installation, git, none
     body: Any
+    peer: int | None = None  # the client's port: which connection the request came on

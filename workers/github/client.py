@@ -25,6 +25,7 @@ from workers.github.auth import (
     IssuedToken,
 )
 from workers.github.clock import Clock, SystemClock
+from workers.github.pool import ProcessPool
 from workers.github.retry import GitHubRetryPolicy
 from workers.github.spacing import WriteSpacer
 from workers.github.transport import ObservedTransport
@@ -106,7 +107,7 @@ class GitHubClients:
         return self.tokens.get(installation_id)
 
     def _build(self, auth: BaseAuthStrategy, installation_id: int | None) -> GitHubClient:
-        inner = self._transport or httpx.HTTPTransport(verify=self._tls)
+        inner = self._transport or ProcessPool(lambda: httpx.HTTPTransport(verify=self._tls))
         transport = ObservedTransport(
             inner,
             installation_id=installation_id,
