@@ -8,14 +8,17 @@ import httpx
 import pytest
 import redis
 import respx
-from githubkit.exception import RequestFailed, RequestTimeout
+from githubkit.exception import GraphQLFailed, RequestFailed, RequestTimeout
 
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_fixtures import INSTALLATION
 from workers.github.auth import AppCredentials
 from workers.github.client import ClientOptions, GitHubClients
+from workers.github.heads import remote_heads
+from workers.github.pulls import READY_MUTATION
 from workers.github.refs import IssueRef
+from workers.github.spacing import is_content_write
 
 ISSUE_ROUTE = "/repos/{owner}/{repo}/issues/{issue_number}"
 
@@ -132,6 +135,23 @@ def test_writes_are_spaced_per_installation_across_clients(
         gh.rest.issues.create_comment(issue_ref.owner, issue_ref.repo, issue_ref.number, body="x")
         gh.rest.issues.get(issue_ref.owner, issue_ref.repo, issue_ref.number)
     assert clock.slept == [0.0, pytest.approx(1.0), pytest.approx(1.0)]
+
+
+def test_a_graphql_query_is_a_read_and_a_mutation_a_write(
+    clients: GitHubClients, fake_github: FakeGitHub, clock: ManualClock, issue_ref: IssueRef
+) -> None:
+    """Asking where the branches are (a POST to /graphql) must not wait for the write slot."""
+    gh = clients.installation(INSTALLATION)
+    gh.rest.issues.create_comment(issue_ref.owner, issue_ref.repo, issue_ref.number, body="x")
+    for _ in range(2):
+        assert remote_heads(gh, issue_ref, "agentium/issue-1") is not None
+    assert clock.slept == [0.0]  # the comment's slot only
+    with pytest.raises(GraphQLFailed):  # no such pull request: still a write, still spaced
+        gh.graphql.request(READY_MUTATION, {"id": "PR_nothing"})
+    assert clock.slept == [0.0, pytest.approx(1.0)]
+    assert not is_content_write("POST", "/graphql", b'{"query": "# reads\\n { viewer { login } }"}')
+    assert is_content_write("POST", "/graphql", b'{"query": "mutation { x }"}')
+    assert is_content_write("POST", "/graphql", b"not json")  # unknown: spaced
 
 
 def test_every_request_is_logged_without_secrets(

@@ -1,12 +1,15 @@
 """Content-creating writes spaced per installation, across every worker, through Redis.
 
 GitHub asks integrations to leave at least one second between POST/PATCH/PUT/DELETE
-requests (secondary rate limits). Each write reserves the next free slot in Redis with one
-atomic script, then sleeps until its slot: writes of one installation start at least
-``interval_s`` apart whichever worker sends them.
+requests (secondary rate limits); a GraphQL query is a POST that only reads, and is not
+spaced. Each write reserves the next free slot in Redis with one atomic script, then
+sleeps until its slot: writes of one installation start at least ``interval_s`` apart
+whichever worker sends them.
 """
 
 from __future__ import annotations
+
+import json
 
 from redis import Redis
 
@@ -47,6 +50,21 @@ class WriteSpacer:
         return delay
 
 
-def is_content_write(method: str, path: str) -> bool:
-    """A write that creates or changes content (minting a token is not one)."""
-    return method.upper() in WRITE_METHODS and not path.endswith("/access_tokens")
+def is_content_write(method: str, path: str, body: bytes = b"") -> bool:
+    """A write that creates or changes content: not minting a token, and not a GraphQL
+    query (a POST that only reads; a mutation, or a body that cannot be read, counts)."""
+    if method.upper() not in WRITE_METHODS or path.endswith("/access_tokens"):
+        return False
+    return not (path.endswith("/graphql") and _graphql_query(body))
+
+
+def _graphql_query(body: bytes) -> bool:
+    try:
+        document = json.loads(body)["query"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    if not isinstance(document, str):
+        return False
+    lines = (line.split("#", 1)[0].strip() for line in document.splitlines())
+    first = next((line for line in lines if line), "")
+    return first.startswith(("query", "{"))

@@ -33,7 +33,7 @@ class ObservedTransport(httpx.BaseTransport):
         if (
             self._spacer is not None
             and self._installation_id is not None
-            and is_content_write(method, path)
+            and is_content_write(method, path, _graphql_body(request))
         ):
             waited = self._spacer.wait(self._installation_id)
         started = time.perf_counter()
@@ -60,3 +60,13 @@ class ObservedTransport(httpx.BaseTransport):
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
+
+
+def _graphql_body(request: httpx.Request) -> bytes:
+    """The body of a GraphQL request (whether it only reads decides its spacing)."""
+    if not request.url.path.endswith("/graphql"):
+        return b""
+    try:
+        return request.content
+    except httpx.RequestNotRead:
+        return b""
