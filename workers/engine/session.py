@@ -17,10 +17,12 @@ from workers.engine.leftovers import claim
 from workers.engine.statesync import StateSync
 from workers.github.client import GitHubClient
 from workers.github.effects import GitHubEffects, TaskInfo
+from workers.github.heads import remote_heads
 from workers.github.refs import IssueRef
+from workers.gitops.cache import RepoCache, cache_path
 from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git
-from workers.gitops.workspace import GitWorkspace, workspace_path
+from workers.gitops.workspace import BRANCH_PREFIX, GitWorkspace, workspace_path
 from workers.repoconfig import EffectiveConfig
 from workers.runtime import Runtime
 from workers.tasks.lease import Lease
@@ -119,13 +121,17 @@ def task_workspace(rt: Runtime, record: TaskRecord, path: Path) -> GitWorkspace:
         raise TaskSetupError("the delivery that started the task named no installation")
     installation = record.installation_id
     (rt.data_dir / "git-home").mkdir(parents=True, exist_ok=True)
+    git = Git(rt.data_dir / "git-home")
+    gh, branch = rt.github.installation(installation), f"{BRANCH_PREFIX}{record.issue}"
     return GitWorkspace(
         path,
         f"{rt.settings.git_base_url}/{record.repo}.git",
         record.issue,
         rt.identity,
         token=lambda: rt.github.token(installation),
-        git=Git(rt.data_dir / "git-home"),
+        git=git,
+        cache=RepoCache(cache_path(rt.data_dir, record.repo), git),
+        heads=lambda: remote_heads(gh, IssueRef.parse(record.repo, record.issue), branch),
     )
 
 

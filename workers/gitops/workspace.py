@@ -2,7 +2,8 @@
 
 >>> ws = GitWorkspace(path, remote_url, issue=22, identity=bot_identity(1, "agentium"),
 ...                   token=lambda: clients.token(installation_id), git=Git(home))
->>> ws.prepare()                          # clone, or reuse the directory; reuse the pushed branch
+>>> ws.prepare()                          # clone (from the machine's copy when it is current),
+...                                       # or reuse the directory; reuse the pushed branch
 >>> ws.commit("IMPLEMENT", 1, "summary")  # as SLUG[bot]; None when nothing changed
 >>> ws.push()                             # force-with-lease on the commit last seen remotely
 >>> ws.cleanup()                          # when the task ends
@@ -17,9 +18,11 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers.gitops.cache import RemoteHeads, RepoCache
 from workers.gitops.checkout import LocalGit
 from workers.gitops.runner import Git, GitError
 
@@ -68,6 +71,8 @@ class GitWorkspace:
         token: Callable[[], str] | None,
         git: Git,
         depth: int | None = None,
+        cache: RepoCache | None = None,
+        heads: Callable[[], RemoteHeads | None] | None = None,
     ) -> None:
         self.path = path
         self._url = remote_url
@@ -76,6 +81,8 @@ class GitWorkspace:
         self._token = token
         self.git = git
         self._depth = depth
+        self._cache = cache  # the machine's copy of the repository, cloned from when current
+        self._heads = heads  # where GitHub says the default branch and the task's branch are
         self._ready = False  # this checkout was found or made complete by this object
 
     @property
@@ -105,13 +112,44 @@ class GitWorkspace:
             return self.path
         self.path.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.path, ignore_errors=True)
+        if not self._clone_from_cache():
+            self._clone_from_remote()
+        self._local("config", "agentium.ready", "true")
+        self._ready = True
+        return self.path
+
+    def _identity_config(self) -> tuple[str, str]:
+        return (f"user.name={self._identity.name}", f"user.email={self._identity.email}")
+
+    def _clone_from_cache(self) -> bool:
+        """Clone from the machine's copy while GitHub is asked where the default branch is;
+        True when the copy had exactly that and the task has no branch yet."""
+        if self._cache is None or self._heads is None or self._depth:
+            return False
+        branch = self._cache.branch()
+        if branch is None:
+            return False
+        config = (*self._identity_config(), f"agentium.base={branch}")
+        with ThreadPoolExecutor(max_workers=1) as beside:
+            asked = beside.submit(self._heads)
+            head = self._cache.clone(self.path, branch, config)
+            remote = asked.result()
+        if head is None or remote != RemoteHeads(branch, head, None):
+            shutil.rmtree(self.path, ignore_errors=True)
+            return False
+        self._local("remote", "set-url", "origin", self._url)
+        self._local("checkout", "-q", "-b", self.branch)
+        return True
+
+    def _clone_from_remote(self) -> None:
         depth = ("--depth", str(self._depth)) if self._depth else ()
-        who = (f"user.name={self._identity.name}", f"user.email={self._identity.email}")
+        who = self._identity_config()
         self._remote(
             "clone", "--no-tags", *depth, "--config", who[0], "--config", who[1],
             "--", self._url, str(self.path), cwd=self.path.parent,
         )  # fmt: skip
-        self._local("config", "agentium.base", self._cloned_branch())
+        base = self._cloned_branch()
+        self._local("config", "agentium.base", base)
         if self._depth:  # a shallow clone has the default branch alone: ask for the task's
             listed = self._remote("ls-remote", "--heads", "origin", f"refs/heads/{self.branch}")
             if listed.strip():
@@ -119,13 +157,12 @@ class GitWorkspace:
                     "fetch", "--no-tags", *depth, "origin",
                     f"+refs/heads/{self.branch}:{self._tracking}",
                 )  # fmt: skip
+        elif self._cache is not None:
+            self._cache.feed(self.path, base)
         if self.remote_head() is not None:  # a full clone fetched every branch already
             self._local("checkout", "-B", self.branch, self._tracking)
         else:
             self._local("checkout", "-b", self.branch)
-        self._local("config", "agentium.ready", "true")
-        self._ready = True
-        return self.path
 
     def _cloned_branch(self) -> str:
         """The branch a fresh clone checked out, read from its HEAD file (a git process

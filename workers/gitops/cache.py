@@ -1,0 +1,91 @@
+"""A machine's copy of a repository's default branch, which task checkouts clone from.
+
+A task's checkout used to be cloned over the network every time. Now it is cloned from
+this copy, on the same disk, while GitHub is asked where the default branch is and whether
+the task's branch exists (:mod:`workers.github.heads`, one GraphQL request); the clone is
+kept when it is at exactly that commit and there is no task branch, and is made over the
+network otherwise (as before, then fed to the copy).
+
+What the copy may be trusted with: it is only ever fed from a checkout the bot has just
+cloned from the remote, before any agent ran in it, and a clone from it is checked against
+the remote's answer. Checkouts share its object files (hard links); agents cannot write
+them (a checkout's ``.git`` is read-only in the sandbox, whose user owns none of them,
+and the file tools refuse it). Every failure of the copy falls back to the network: it can
+make a step faster, never wrong. To start afresh, remove ``DATA_DIR/git-cache``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from workers.gitops.runner import Git, GitError
+
+log = logging.getLogger("agentium.git")
+
+CACHE = "git-cache"  # under DATA_DIR: one bare repository per repository
+
+
+def cache_path(root: Path, repo: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", repo.replace("/", "__"))
+    return root / CACHE / f"{safe}.git"
+
+
+@dataclass(frozen=True)
+class RemoteHeads:
+    """What GitHub says: its default branch, that branch's commit, the task branch's
+    commit (None: there is no task branch)."""
+
+    default_branch: str
+    head: str
+    task_head: str | None
+
+
+class RepoCache:
+    def __init__(self, path: Path, git: Git) -> None:
+        self.path = path
+        self._git = git
+
+    def branch(self) -> str | None:
+        """The branch the copy holds, None when there is no copy yet."""
+        try:
+            head = (self.path / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        if not head.startswith("ref: refs/heads/") or "\n" in head:
+            return None
+        if not (self.path / "objects").is_dir():
+            return None
+        return head.removeprefix("ref: refs/heads/")
+
+    def clone(self, dest: Path, branch: str, config: tuple[str, ...]) -> str | None:
+        """Clone ``branch`` of the copy into ``dest`` (hard links, no network), with
+        ``config`` (``key=value``) set; its commit, or None when the copy failed."""
+        settings = [arg for item in config for arg in ("--config", item)]
+        try:
+            self._git.run(
+                "clone", "--quiet", "--local", "--single-branch", "--no-tags",
+                "--branch", branch, *settings, "--", str(self.path), str(dest),
+                cwd=dest.parent,
+            )  # fmt: skip
+            return self._git.run("rev-parse", "HEAD", cwd=dest).stdout.strip()
+        except GitError as error:
+            log.warning("cloning from the repository copy failed: %s", error)
+            shutil.rmtree(dest, ignore_errors=True)
+            return None
+
+    def feed(self, checkout: Path, branch: str) -> None:
+        """Make the copy hold ``branch`` as a fresh network clone at ``checkout`` has it
+        (``refs/remotes/origin/<branch>``). Best effort: a failure is logged, no more."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not (self.path / "objects").is_dir():
+                self._git.run("init", "--quiet", "--bare", str(self.path), cwd=self.path.parent)
+            refspec = f"+refs/remotes/origin/{branch}:refs/heads/{branch}"
+            self._git.run("fetch", "--quiet", "--no-tags", str(checkout), refspec, cwd=self.path)
+            self._git.run("symbolic-ref", "HEAD", f"refs/heads/{branch}", cwd=self.path)
+        except (GitError, OSError) as error:
+            log.warning("could not update the repository copy: %s", error)
