@@ -8,7 +8,8 @@ started again here, with backoff, a bounded number of times.
 A job's heartbeat lives `job_monitoring_interval + HEARTBEAT_GRACE_S` seconds (RQ's own
 grace is 60 s), so the job of a worker that died is found abandoned and retried in about
 half a minute, like the task lease (docs/design.md §7); the parent process renews it every
-`job_monitoring_interval` seconds while the work-horse runs.
+`job_monitoring_interval` seconds while the work-horse runs (a thread, while a job runs in
+the worker's own process: `workers.processes.inline`).
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, Worker
 from rq.job import Job
+from rq.worker import WorkerStatus
 
 from config.settings import Settings
 from workers.engine.leftovers import LeftoverSweep
 from workers.engine.session import TASKS
 from workers.gitops.workspace import WORKSPACES
+from workers.processes.inline import Heartbeats, runs_inline
 from workers.tasks.store import TaskStore
 
 log = logging.getLogger("agentium.worker")
@@ -43,6 +46,16 @@ class AgentiumWorker(Worker):
         super().run_maintenance_tasks()  # type: ignore[no-untyped-call]
         if self.leftovers is not None:
             self.leftovers.maybe_run()
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        """Fork a work-horse for the job, or run it here when it is one of ``INLINE``."""
+        if not runs_inline(job):
+            super().execute_job(job, queue)
+            return
+        execution = self.prepare_execution(job)
+        with Heartbeats(self, job, execution):
+            self.perform_job(job, queue, execution)
+        self.set_state(WorkerStatus.IDLE)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         rq_ttl = int(super().get_heartbeat_ttl(job, working_time))
