@@ -15,7 +15,7 @@ from tests.fakes.github_fixtures import APP_ID, INSTALLATION, ISSUE, REPO, TaskF
 from workers.github.client import GitHubClients
 from workers.gitops.hardening import SAFE_CONFIG
 from workers.gitops.runner import Git, GitError, GitResult, auth_env, run_process
-from workers.gitops.workspace import GitWorkspace, bot_identity, workspace_path
+from workers.gitops.workspace import READY, GitWorkspace, bot_identity, workspace_path
 
 BRANCH = f"agentium/issue-{ISSUE}"
 
@@ -179,15 +179,27 @@ def test_the_base_is_the_default_branch_whatever_its_name(
 def test_a_checkout_left_half_made_is_cloned_again(tasks: TaskFactory) -> None:
     first = tasks.workspace()
     first.prepare()
-    _git(first.path, "config", "--unset", "agentium.ready")  # killed before it was complete
+    (first.path / READY).unlink()  # killed before it was complete
     (first.path / "stray.txt").write_text("left over\n")
     again = tasks.workspace()  # the next step's object, on the same path
     again.prepare()
     assert not (again.path / "stray.txt").exists()
-    assert _git(again.path, "config", "agentium.ready") == "true"
+    assert (again.path / READY).is_file()
 
 
-def test_a_complete_checkout_is_asked_about_once_per_step(tasks: TaskFactory) -> None:
+def test_a_checkout_made_before_the_ready_file_is_still_complete(tasks: TaskFactory) -> None:
+    """Such a checkout said so in its config; recloning it would lose unpushed commits."""
+    first = tasks.workspace()
+    first.prepare()
+    (first.path / READY).unlink()
+    _git(first.path, "config", "agentium.ready", "true")
+    (first.path / "unpushed.txt").write_text("work\n")
+    again = tasks.workspace()
+    again.prepare()
+    assert (again.path / "unpushed.txt").exists()
+
+
+def test_a_complete_checkout_is_known_without_asking_git(tasks: TaskFactory) -> None:
     tasks.workspace().prepare()
     spy = SpyRunner()
     ws = GitWorkspace(
@@ -196,10 +208,37 @@ def test_a_complete_checkout_is_asked_about_once_per_step(tasks: TaskFactory) ->
     )  # fmt: skip
     ws.prepare()
     ws.prepare()
-    assert sum("agentium.ready" in argv for argv in spy.argv) == 1
+    assert spy.argv == []  # the ready file says so: no git process
     ws.cleanup()
     ws.prepare()  # removed: cloned again
     assert (ws.path / ".git").is_dir()
+
+
+def test_the_tracking_ref_is_asked_once_between_fetches_and_pushes(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    spy = SpyRunner()
+    ws = GitWorkspace(
+        tasks.root / "ws", tasks.fake.git_url(REPO), ISSUE, bot_identity(APP_ID, "agentium"),
+        lambda: tasks.clients.token(INSTALLATION), Git(tasks.root, runner=spy),
+    )  # fmt: skip
+    ws.prepare()
+    asked = sum(BRANCH in " ".join(argv) and "rev-parse" in argv for argv in spy.argv)
+    assert ws.remote_head() is None and ws.pushed_head() is None
+    assert sum(BRANCH in " ".join(argv) and "rev-parse" in argv for argv in spy.argv) == asked
+    _change(ws, "print('tracked')\n")
+    sha = ws.commit("IMPLEMENT", 1)
+    assert ws.push().pushed
+    spy.argv.clear()
+    assert ws.remote_head() == sha == ws.pushed_head() == fake_github.branch_sha(REPO, BRANCH)
+    assert not [argv for argv in spy.argv if "rev-parse" in argv]
+    other = tasks.workspace("other")  # another step's checkout pushes after this one
+    other.prepare()
+    _change(other, "print('moved on')\n")
+    moved = other.commit("IMPLEMENT", 2)
+    other.push()
+    ws.sync_to(moved)  # fetches: the tracking ref is asked again
+    assert ws.remote_head() == moved != sha
 
 
 class SpyRunner:

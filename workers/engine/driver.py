@@ -173,7 +173,7 @@ class Driver:
         admitted = opening.admit()
         session.workspace.prepare()
         if record.base_sha is None:
-            record.base_sha = session.workspace.head()
+            record.base_sha = session.workspace.cloned_head or session.workspace.head()
         self.watch.lap("clone")
         if not admitted.result():  # before anything else happens: no agent call, no clone
             session.workspace.cleanup()

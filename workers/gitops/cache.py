@@ -71,7 +71,8 @@ class RepoCache:
                 "--branch", branch, *settings, "--", str(self.path), str(dest),
                 cwd=dest.parent,
             )  # fmt: skip
-            return self._git.run("rev-parse", "HEAD", cwd=dest).stdout.strip()
+            known = _branch_head(dest, branch)
+            return known or self._git.run("rev-parse", "HEAD", cwd=dest).stdout.strip()
         except GitError as error:
             log.warning("cloning from the repository copy failed: %s", error)
             shutil.rmtree(dest, ignore_errors=True)
@@ -89,3 +90,13 @@ class RepoCache:
             self._git.run("symbolic-ref", "HEAD", f"refs/heads/{branch}", cwd=self.path)
         except (GitError, OSError) as error:
             log.warning("could not update the repository copy: %s", error)
+
+
+def _branch_head(checkout: Path, branch: str) -> str | None:
+    """The commit of a branch a clone has just written as a loose ref (no git process);
+    None when it is not there as one."""
+    try:
+        sha = (checkout / ".git" / "refs" / "heads" / branch).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return sha if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha) else None

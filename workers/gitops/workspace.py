@@ -48,6 +48,8 @@ class PushResult:
 
 
 WORKSPACES = "workspaces"  # under DATA_DIR: one checkout per task
+READY = Path(".git") / "agentium-ready"  # in a checkout: it is complete
+_UNKNOWN = object()
 
 
 def workspace_path(root: Path, repo: str, issue: int) -> Path:
@@ -84,6 +86,8 @@ class GitWorkspace:
         self._cache = cache  # the machine's copy of the repository, cloned from when current
         self._heads = heads  # where GitHub says the default branch and the task's branch are
         self._ready = False  # this checkout was found or made complete by this object
+        self._tracked: str | object | None = _UNKNOWN  # the tracking ref, once asked
+        self.cloned_head: str | None = None  # HEAD of a checkout this object cloned, if known
 
     @property
     def branch(self) -> str:
@@ -95,6 +99,7 @@ class GitWorkspace:
 
     def _remote(self, *args: str, cwd: Path | None = None) -> str:
         token = self._token() if self._token else None
+        self._tracked = _UNKNOWN  # a fetch or a push may move the tracking ref
         return self.git.run(*args, cwd=cwd or self.path, token=token).stdout
 
     def _local(self, *args: str, check: bool = True) -> str:
@@ -103,18 +108,21 @@ class GitWorkspace:
     def prepare(self) -> Path:
         """Clone unless the checkout exists; continue the pushed branch if there is one.
 
-        A checkout counts once it is complete (`agentium.ready`): one left half-made by a
+        A checkout counts once it is complete (``.git/agentium-ready``, written last; a
+        checkout made before that file says so in its config): one left half-made by a
         worker killed mid-clone is made again rather than used forever."""
         if (self.path / ".git").is_dir() and (
-            self._ready or self._local("config", "agentium.ready", check=False)
+            self._ready
+            or (self.path / READY).is_file()
+            or self._local("config", "agentium.ready", check=False)
         ):
-            self._ready = True  # known for the rest of this step: no git process to ask
+            self._ready = True
             return self.path
         self.path.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.path, ignore_errors=True)
         if not self._clone_from_cache():
             self._clone_from_remote()
-        self._local("config", "agentium.ready", "true")
+        (self.path / READY).write_text("true\n")
         self._ready = True
         return self.path
 
@@ -139,6 +147,7 @@ class GitWorkspace:
             return False
         self._local("remote", "set-url", "origin", self._url)
         self._local("checkout", "-q", "-b", self.branch)
+        self.cloned_head, self._tracked = head, None  # no task branch yet: nothing tracked
         return True
 
     def _clone_from_remote(self) -> None:
@@ -192,9 +201,12 @@ class GitWorkspace:
         return self.checkout().commit_all(commit_message(self.issue, phase, iteration, summary))
 
     def remote_head(self) -> str | None:
-        """The branch's commit on the remote as last fetched or pushed."""
-        sha = self._local("rev-parse", "--verify", "-q", self._tracking, check=False)
-        return sha or None
+        """The branch's commit on the remote as last fetched or pushed (asked of git once
+        between this object's own fetches and pushes)."""
+        if self._tracked is _UNKNOWN:
+            sha = self._local("rev-parse", "--verify", "-q", self._tracking, check=False)
+            self._tracked = sha or None
+        return self._tracked if isinstance(self._tracked, str) else None
 
     def push(self) -> PushResult:
         """Push HEAD to the task branch, refusing to overwrite commits not seen here."""
@@ -215,6 +227,7 @@ class GitWorkspace:
             if fresh != head:
                 self._push_leased(fresh)
         self._local("update-ref", self._tracking, head)
+        self._tracked = head
         return PushResult(head, base, pushed=True)
 
     def _push_leased(self, expected: str | None) -> None:
@@ -271,7 +284,7 @@ class GitWorkspace:
 
     def cleanup(self) -> None:
         """Remove the checkout, and the checkouts its wave's subtasks had on this machine."""
-        self._ready = False
+        self._ready, self._tracked = False, _UNKNOWN
         shutil.rmtree(self.path, ignore_errors=True)
         for slot in self.path.parent.glob(f"{self.path.name}.slot*"):
             shutil.rmtree(slot, ignore_errors=True)
