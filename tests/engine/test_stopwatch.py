@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from workers.engine.stopwatch import Stopwatch
+from workers.engine import stopwatch
+from workers.engine.stopwatch import Stopwatch, job_waits
 
 
 class Ticks:
@@ -44,3 +46,23 @@ def test_work_beside_the_laps_is_reported_apart() -> None:
     watch.lap("clone")
     watch.beside["admit"] = 0.125
     assert watch.fields() == {"clone_ms": 500.0, "beside_admit_ms": 125.0}
+
+
+class _Job:
+    def __init__(self, enqueued_at: datetime | None, started_at: datetime | None) -> None:
+        self.enqueued_at, self.started_at = enqueued_at, started_at
+
+
+def test_a_jobs_wait_is_split_into_the_queue_and_rqs_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RQ stores naive UTC times; the pick-up and fork end when RQ starts the job."""
+    enqueued = datetime(2026, 1, 1, 12, 0, 0)
+    started = enqueued + timedelta(milliseconds=18)
+    at = lambda: (started + timedelta(milliseconds=7)).replace(tzinfo=UTC)  # noqa: E731
+    monkeypatch.setattr(stopwatch, "get_current_job", lambda: _Job(enqueued, started))
+    assert job_waits(at) == pytest.approx((0.018, 0.007))
+    monkeypatch.setattr(stopwatch, "get_current_job", lambda: _Job(enqueued, None))
+    assert job_waits(at) == pytest.approx((0.025, 0.0))
+    monkeypatch.setattr(stopwatch, "get_current_job", lambda: None)
+    assert job_waits(at) == (0.0, 0.0)

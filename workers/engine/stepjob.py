@@ -10,7 +10,7 @@ from collections.abc import Callable
 from workers.engine.driver import Driver
 from workers.engine.reviews import reviews_waiting
 from workers.engine.session import open_session
-from workers.engine.stopwatch import Stopwatch, queued_seconds
+from workers.engine.stopwatch import Stopwatch, job_waits
 from workers.engine.wavestep import WaveJobs
 from workers.runtime import Runtime
 from workers.tasks.lease import Fenced, Lease, TaskBusy
@@ -35,7 +35,9 @@ def advance(
 
     While a wave's subtasks run (``jobs`` launches them), no next agent step is scheduled:
     the subtask that ends last asks for the join."""
-    watch = Stopwatch.started(queued_seconds())
+    queued, starting = job_waits()
+    watch = Stopwatch.started(queued)
+    watch.laps["job_start"] = starting
     try:
         with rt.store.leased(key) as lease:
             watch.lap("lease")

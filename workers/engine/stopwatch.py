@@ -1,6 +1,6 @@
 """Where a step's time goes before its agent call: one log line per step that calls one.
 
-    watch = Stopwatch.started(queued_s=...)   # when the step's job began
+    watch = Stopwatch.started(queued_s=...)   # how long the step's job waited to start
     watch.lap("clone")                        # the time since the last lap is "clone"
     watch.beside["admit"] = 0.03              # work done in a thread meanwhile (seconds)
     watch.report(log, task=key)               # "step timings": queued_ms, clone_ms, ...,
@@ -21,13 +21,22 @@ from datetime import UTC, datetime
 from rq import get_current_job
 
 
-def queued_seconds(now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> float | None:
-    """How long the current RQ job waited between being enqueued and starting."""
+def job_waits(now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> tuple[float, float]:
+    """The current RQ job's wait in the queue (enqueued until RQ started it: the worker's
+    pick-up and its fork of a work-horse) and its start (RQ's own bookkeeping in the
+    work-horse until the job's code ran), in seconds; zeros outside a job."""
     job = get_current_job()
     if job is None or job.enqueued_at is None:
-        return None
+        return 0.0, 0.0
     enqueued = job.enqueued_at.replace(tzinfo=job.enqueued_at.tzinfo or UTC)
-    return max(0.0, (now() - enqueued).total_seconds())
+    started = (
+        job.started_at.replace(tzinfo=job.started_at.tzinfo or UTC) if job.started_at else None
+    )
+    at = now()
+    if started is None:
+        return max(0.0, (at - enqueued).total_seconds()), 0.0
+    waited = max(0.0, (started - enqueued).total_seconds())
+    return waited, max(0.0, (at - started).total_seconds())
 
 
 @dataclass
