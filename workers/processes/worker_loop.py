@@ -15,6 +15,7 @@ the worker's own process: `workers.processes.inline`).
 from __future__ import annotations
 
 import logging
+import os
 import time
 
 from redis import Redis
@@ -28,6 +29,7 @@ from workers.engine.leftovers import LeftoverSweep
 from workers.engine.session import TASKS
 from workers.gitops.workspace import WORKSPACES
 from workers.processes.inline import Heartbeats, runs_inline
+from workers.processes.warmhorse import WarmHorse
 from workers.tasks.store import TaskStore
 
 log = logging.getLogger("agentium.worker")
@@ -41,11 +43,44 @@ BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 
 class AgentiumWorker(Worker):
     leftovers: LeftoverSweep | None = None  # this machine's old checkouts, swept between jobs
+    warm_horses = True  # fork each job's work-horse ahead of it (workers/processes/warmhorse.py)
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()  # type: ignore[no-untyped-call]
         if self.leftovers is not None:
             self.leftovers.maybe_run()
+
+    warm: WarmHorse | None = None  # the next job's work-horse, forked while idle
+
+    def dequeue_job_and_maintain_ttl(
+        self, timeout: int | None, max_idle_time: int | None = None
+    ) -> tuple[Job, Queue] | None:
+        """About to wait for a job: have its work-horse ready first."""
+        if self.warm is None and self.warm_horses:
+            try:
+                self.warm = WarmHorse.fork(self)
+            except OSError:  # no process or memory to spare now: the job forks as usual
+                log.warning("could not fork a work-horse ahead of the next job", exc_info=True)
+        return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+
+    def fork_work_horse(self, job: Job, queue: Queue) -> None:
+        """Hand the job to the warm horse; fork one as RQ does if there is none."""
+        horse, self.warm = self.warm, None
+        execution = self.execution
+        if horse is None or execution is None or not horse.start(job.id, execution.id, queue.name):
+            if horse is not None:
+                horse.retire()
+            super().fork_work_horse(job, queue)
+            return
+        os.environ.update(RQ_WORKER_ID=self.name, RQ_JOB_ID=job.id)
+        self._horse_pid = horse.pid
+        self.procline(f"Handed {job.id} to {horse.pid} at {time.time()}")  # type: ignore[no-untyped-call]
+
+    def teardown(self) -> None:
+        if self.warm is not None:
+            self.warm.retire()
+            self.warm = None
+        super().teardown()  # type: ignore[no-untyped-call]
 
     def execute_job(self, job: Job, queue: Queue) -> None:
         """Fork a work-horse for the job, or run it here when it is one of ``INLINE``."""
