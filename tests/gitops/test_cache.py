@@ -174,3 +174,54 @@ def test_github_names_the_default_branch_its_commit_and_the_task_branch(
     asked = remote_heads(gh, IssueRef.parse(REPO, ISSUE), f"agentium/issue-{ISSUE}")
     assert asked == RemoteHeads("main", main, pushed)
     assert remote_heads(gh, IssueRef.parse("octo/missing", ISSUE), "x") is None
+
+
+def _spares(tasks: TaskFactory) -> list[Path]:
+    spares = cache_path(tasks.root, REPO).with_name("octo__hello.spares")
+    return sorted(p for p in spares.glob("*") if not p.name.startswith("."))
+
+
+def test_a_spare_checkout_is_taken_by_the_next_task_instead_of_a_clone(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    first, _ = _workspace(tasks, "first")
+    first.prepare()
+    first.leave_spare()
+    first.leave_spare()  # one is enough
+    assert len(_spares(tasks)) == 1
+    second, recording = _workspace(tasks, "second", issue=ISSUE + 1)
+    second.prepare()
+    assert not recording.ran("clone") and _spares(tasks) == []
+    assert second.head() == fake_github.branch_sha(REPO, "main")
+    assert _git(second.path, "rev-parse", "--abbrev-ref", "HEAD") == f"agentium/issue-{ISSUE + 1}"
+    assert _git(second.path, "remote", "get-url", "origin") == fake_github.git_url(REPO)
+    assert second.base_branch() == "main"
+    (second.path / "greeting.txt").write_text("hi\n")
+    second.commit("IMPLEMENT", 1)
+    assert second.push().pushed
+
+
+def test_a_spare_no_longer_current_is_thrown_away(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    first, _ = _workspace(tasks, "first")
+    first.prepare()
+    first.leave_spare()
+    moved = _push_to_main(fake_github, tasks.root)
+    second, _ = _workspace(tasks, "second", issue=ISSUE + 1)
+    second.prepare()
+    assert second.head() == moved
+    assert _spares(tasks) == []
+
+
+def test_a_spare_made_for_another_identity_is_left_alone(
+    tasks: TaskFactory, fake_github: FakeGitHub
+) -> None:
+    _workspace(tasks, "first")[0].prepare()
+    cache = RepoCache(cache_path(tasks.root, REPO), Git(tasks.root))
+    someone = ("user.name=someone[bot]", "user.email=x@example.com", "agentium.base=main")
+    cache.make_spare("main", someone, fake_github.git_url(REPO))
+    second, recording = _workspace(tasks, "second", issue=ISSUE + 1)
+    second.prepare()
+    assert recording.ran("clone") and len(_spares(tasks)) == 1
+    assert _git(second.path, "config", "user.name") == f"{SLUG}[bot]"

@@ -185,9 +185,7 @@ class Driver:
         self.watch.lap("config")
         set_up(self.rt, session, self.config)  # before PLAN: its outcome is in the status
         self.watch.lap("environment")
-        opening.map_repository()
-        opening.take_baseline()
-        opening.defer_effects()
+        opening.start_beside()  # the map, the baseline, a spare checkout, the start's effects
         session.effects.start()
         self.apply(Start(baseline=None, title=record.issue_title, body=record.issue_body))
         self.watch.lap("start")

@@ -3,9 +3,10 @@ step makes up for what a killed first step lost of it.
 
     opening = Opening(driver)                  # in Driver.begin()
     admitted = opening.admit()                 # the permission check, while the clone runs
-    opening.map_repository()                   # the repository map, while the start goes on
-    opening.defer_effects()                    # 👀, label, status comment: beside the call
-    opening.take_baseline()                    # the base commit's tests: beside the call
+    opening.start_beside()                     # the repository map, while the start goes
+                                               # on; beside the call: the base commit's
+                                               # tests, a spare checkout for the next task,
+                                               # 👀, label, status comment
     opening.map_ready()                        # before the state is restored, the prompt built
     ...the first agent call (its runner calls opening.calling() first)...
     opening.settle()                           # before its outcome's effects: those done,
@@ -80,6 +81,27 @@ class Opening:
                 watch.beside["admit"] = time.perf_counter() - started
 
         return self.beside.submit(check)
+
+    def start_beside(self) -> None:
+        """What the start leaves to threads: the repository map now; the baseline, a spare
+        checkout for the repository's next task and the start's effects (in the order
+        given) once the first model request is on its way."""
+        self.map_repository()
+        self.take_baseline()
+        self.leave_spare()
+        self.defer_effects()
+
+    def leave_spare(self) -> None:
+        workspace, key = self.driver.session.workspace, self.driver.record.key
+
+        def spare() -> None:
+            self._after_the_first_call()
+            try:
+                workspace.leave_spare()
+            except Exception:  # only the next task's first step is slower for it
+                log.exception("no spare checkout was made", extra={"task": key})
+
+        self.beside.submit(spare)
 
     def map_repository(self) -> None:
         """Build the task's repository map (kept in its state directory for every prompt)

@@ -12,13 +12,21 @@ the remote's answer. Checkouts share its object files (hard links); agents canno
 them (a checkout's ``.git`` is read-only in the sandbox, whose user owns none of them,
 and the file tools refuse it). Every failure of the copy falls back to the network: it can
 make a step faster, never wrong. To start afresh, remove ``DATA_DIR/git-cache``.
+
+Spares: a task's first step, once its model call is on its way, clones one checkout ahead
+from the copy (``DATA_DIR/git-cache/<repo>.spares``), which the next task's first step
+takes with a rename instead of cloning; it is checked against GitHub like any clone from
+the copy, and one no longer current is thrown away.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import shutil
+import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +35,8 @@ from workers.gitops.runner import Git, GitError
 log = logging.getLogger("agentium.git")
 
 CACHE = "git-cache"  # under DATA_DIR: one bare repository per repository
+SPARES = 1  # checkouts kept cloned ahead, per repository and branch
+MAKING_TTL_S = 3600  # a spare half-made this long ago was left by a killed step
 
 
 def cache_path(root: Path, repo: str) -> Path:
@@ -78,6 +88,50 @@ class RepoCache:
             shutil.rmtree(dest, ignore_errors=True)
             return None
 
+    def check_out(self, dest: Path, branch: str, config: tuple[str, ...], url: str) -> str | None:
+        """``branch`` at ``dest`` with ``config`` set and ``url`` as its origin: a spare
+        taken, or a clone of the copy; its commit, or None when the copy failed."""
+        head = self._take_spare(dest, _tag(branch, config, url))
+        return head or self._clone_for(dest, branch, config, url)
+
+    def make_spare(self, branch: str, config: tuple[str, ...], url: str) -> None:
+        """Check out one ahead for the next task of this repository (best effort)."""
+        spares, tag = self._spares(), _tag(branch, config, url)
+        if len(list(spares.glob(f"*-{tag}-*"))) >= SPARES:
+            return
+        spares.mkdir(parents=True, exist_ok=True)
+        for left in spares.glob(".making-*"):
+            if time.time() - left.stat().st_mtime > MAKING_TTL_S:
+                shutil.rmtree(left, ignore_errors=True)
+        making = spares / f".making-{uuid.uuid4().hex}"
+        head = self._clone_for(making, branch, config, url)
+        if head is not None:
+            making.replace(spares / f"{head}-{tag}-{uuid.uuid4().hex[:8]}")
+
+    def _take_spare(self, dest: Path, tag: str) -> str | None:
+        """Move a fitting spare to ``dest`` (a rename: no other step can take it too)."""
+        for spare in sorted(self._spares().glob(f"*-{tag}-*")):
+            try:
+                spare.rename(dest)
+            except OSError:  # taken meanwhile, or DATA_DIR spans file systems
+                continue
+            return spare.name.split("-", 1)[0]
+        return None
+
+    def _clone_for(self, dest: Path, branch: str, config: tuple[str, ...], url: str) -> str | None:
+        head = self.clone(dest, branch, config)
+        if head is not None:
+            try:
+                self._git.run("remote", "set-url", "origin", url, cwd=dest)
+            except GitError as error:
+                log.warning("cloning from the repository copy failed: %s", error)
+                shutil.rmtree(dest, ignore_errors=True)
+                return None
+        return head
+
+    def _spares(self) -> Path:
+        return self.path.with_name(self.path.name.removesuffix(".git") + ".spares")
+
     def feed(self, checkout: Path, branch: str) -> None:
         """Make the copy hold ``branch`` as a fresh network clone at ``checkout`` has it
         (``refs/remotes/origin/<branch>``). Best effort: a failure is logged, no more."""
@@ -100,3 +154,8 @@ def _branch_head(checkout: Path, branch: str) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     return sha if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha) else None
+
+
+def _tag(branch: str, config: tuple[str, ...], url: str) -> str:
+    """Which spares fit a checkout: of this branch, with this identity and origin."""
+    return hashlib.sha256("\0".join((branch, *config, url)).encode()).hexdigest()[:12]

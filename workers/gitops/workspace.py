@@ -88,6 +88,7 @@ class GitWorkspace:
         self._ready = False  # this checkout was found or made complete by this object
         self._tracked: str | object | None = _UNKNOWN  # the tracking ref, once asked
         self.cloned_head: str | None = None  # HEAD of a checkout this object cloned, if known
+        self._spare: tuple[str, tuple[str, ...], str] | None = None  # a spare's making
 
     @property
     def branch(self) -> str:
@@ -130,25 +131,29 @@ class GitWorkspace:
         return (f"user.name={self._identity.name}", f"user.email={self._identity.email}")
 
     def _clone_from_cache(self) -> bool:
-        """Clone from the machine's copy while GitHub is asked where the default branch is;
-        True when the copy had exactly that and the task has no branch yet."""
-        if self._cache is None or self._heads is None or self._depth:
+        """Check out from the machine's copy while GitHub is asked where the default branch
+        is; True when the copy had exactly that and the task has no branch yet."""
+        branch = self._cache.branch() if self._cache and self._heads and not self._depth else None
+        if self._cache is None or self._heads is None or branch is None:
             return False
-        branch = self._cache.branch()
-        if branch is None:
-            return False
-        config = (*self._identity_config(), f"agentium.base={branch}")
+        self._spare = (branch, (*self._identity_config(), f"agentium.base={branch}"), self._url)
         with ThreadPoolExecutor(max_workers=1) as beside:
             asked = beside.submit(self._heads)
-            head = self._cache.clone(self.path, branch, config)
+            head = self._cache.check_out(self.path, *self._spare)
+            if head is not None:
+                self._local("checkout", "-q", "-b", self.branch)
             remote = asked.result()
         if head is None or remote != RemoteHeads(branch, head, None):
             shutil.rmtree(self.path, ignore_errors=True)
             return False
-        self._local("remote", "set-url", "origin", self._url)
-        self._local("checkout", "-q", "-b", self.branch)
         self.cloned_head, self._tracked = head, None  # no task branch yet: nothing tracked
         return True
+
+    def leave_spare(self) -> None:
+        """Clone a checkout ahead for the repository's next task, from the copy this one
+        used or fed (once this step's own work no longer waits on it)."""
+        if self._cache is not None and self._spare is not None:
+            self._cache.make_spare(*self._spare)
 
     def _clone_from_remote(self) -> None:
         depth = ("--depth", str(self._depth)) if self._depth else ()
@@ -168,6 +173,7 @@ class GitWorkspace:
                 )  # fmt: skip
         elif self._cache is not None:
             self._cache.feed(self.path, base)
+            self._spare = (base, (*who, f"agentium.base={base}"), self._url)
         if self.remote_head() is not None:  # a full clone fetched every branch already
             self._local("checkout", "-B", self.branch, self._tracking)
         else:
