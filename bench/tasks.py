@@ -4,7 +4,8 @@
 
 1. Webhook to first agent call, idle workers: one labelled-issue delivery at a time; the
    time from sending it to the fake Anthropic receiving the task's first request. Each
-   task says NOTHING_TO_DO at once and is finished before the next delivery. The first
+   task says NOTHING_TO_DO at once and is finished, and the workers idle for ``IDLE_S``,
+   before the next delivery. The first
    (cold: the workers clone the repository and build their clients' caches) is reported
    apart from the percentiles.
 2. Many tasks at once: `--tasks` issues labelled together on `--workers` workers, each a
@@ -43,6 +44,10 @@ steps:
 """
 ITERATIONS = {"IMPLEMENT": 1, "DOCS": 1}  # what SHORT_SIMPLE makes
 LATENCY_BASE, LOAD_BASE = 1000, 2000  # issue numbers
+# Between deliveries the workers are left idle this long: after a task ends each worker
+# forks its next work-horse and copies its memory (workers/processes/warmhorse.py, about
+# 0.1 s of CPU); a delivery sent at once would measure that, not idle workers.
+IDLE_S = 0.5
 
 
 @dataclass
@@ -84,6 +89,7 @@ def first_call_latencies(
         assert answered.status_code == 202
         sent = time.time() - answered.elapsed.total_seconds()  # when it went on the wire
         bot.wait_finished(number, timeout=60)
+        time.sleep(IDLE_S)
         latencies.append(router.first_request[number] - sent)
         timings = step_timings(bot, task_key(REPO, number))
         breakdowns.append(breakdown(timings, sent, answered.elapsed.total_seconds(),
