@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import time
 
 from redis import Redis
@@ -39,6 +40,7 @@ HEARTBEAT_GRACE_S = 20
 MAINTENANCE_EVERY_S = 10  # finds abandoned jobs; a lock makes it one worker at a time
 MAX_RESTARTS = 1000
 BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0)
+STOP = (signal.SIGTERM, signal.SIGINT)
 
 
 class AgentiumWorker(Worker):
@@ -122,16 +124,20 @@ def leftover_sweep(settings: Settings, store: TaskStore) -> LeftoverSweep:
 
 
 def work_once(worker: Worker, settings: Settings, burst: bool, max_jobs: int | None) -> bool:
-    """Run the worker until it returns; True when it stopped as asked (not on an error)."""
+    """Run the worker until it returns; True when it stopped as asked (not on an error).
+
+    A worker told to stop that then loses Redis (its stack stopped around it) has stopped
+    as asked: starting it again would leave it running, orphaned, for hours."""
     try:
         worker.work(
             burst=burst, with_scheduler=True, logging_level=settings.log_level, max_jobs=max_jobs
         )
     except RedisError:
         log.exception("worker lost Redis")
-        return False
-    asked = worker._stop_requested or worker._shutdown_requested_date is not None  # a signal
-    return bool(burst or max_jobs is not None or asked)
+    else:
+        if burst or max_jobs is not None:
+            return True
+    return worker._stop_requested or worker._shutdown_requested_date is not None  # a signal
 
 
 def run_worker(
@@ -149,5 +155,21 @@ def run_worker(
                 return 0
         wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
         log.warning("worker quit unexpectedly; starting again", extra={"in_s": wait})
-        time.sleep(wait)
+        if stopped_while_waiting(wait):
+            return 0
     return 1
+
+
+def stopped_while_waiting(seconds: float) -> bool:
+    """Wait before starting again; True when SIGTERM or SIGINT came meanwhile (RQ's own
+    handlers, left from the last run, would only ask a worker that is not running)."""
+    asked: list[int] = []
+    previous = {sig: signal.signal(sig, lambda got, _: asked.append(got)) for sig in STOP}
+    try:
+        deadline = time.monotonic() + seconds
+        while not asked and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return bool(asked)
