@@ -14,7 +14,8 @@ the time measured is the bot's own):
    which is prompt building, state saves and syncs, git and GitHub effects.
 2. `--tasks` short tasks on `--workers` workers: the data directory's disk use (checkouts
    and state copies; environments apart) once they finished, and again after the workers'
-   sweep of old checkouts (CHECKOUT_TTL_S=60).
+   sweep of old checkouts (CHECKOUT_TTL_S=60); and the machine's copy of the repository
+   with its spare checkout (``DATA_DIR/git-cache``, kept).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Figures:
     workers: int
     disk_after_tasks_kb: int
     disk_after_sweep_kb: int
+    git_cache_kb: int
 
 
 def long_scenario() -> str:
@@ -104,9 +106,9 @@ def record_bytes(bot: Harness, issue: int) -> int:
     return len(record.model_dump_json()) if record else 0
 
 
-def disk_kb(root: Path) -> int:
+def disk_kb(root: Path, folders: tuple[str, ...] = ("workspaces", "tasks")) -> int:
     total = 0
-    for folder in ("workspaces", "tasks"):
+    for folder in folders:
         for path in (root / folder).rglob("*"):
             if path.is_file() and not path.is_symlink():
                 total += path.stat().st_size
@@ -136,7 +138,7 @@ def long_task(root: Path) -> tuple[int, int, int, float]:
         return calls, task_bytes(bot, LONG_ISSUE), largest, spent
 
 
-def many_tasks(root: Path, count: int, workers: int) -> tuple[int, int]:
+def many_tasks(root: Path, count: int, workers: int) -> tuple[int, int, int]:
     scenario = root / "short.yml"
     scenario.write_text(SHORT_SIMPLE)
     router = TaskRouter()
@@ -154,15 +156,15 @@ def many_tasks(root: Path, count: int, workers: int) -> tuple[int, int]:
         data = root / "many" / "data"
         after_tasks = disk_kb(data)
         time.sleep(TTL_S + 25)  # unused for the TTL, then a sweep
-        return after_tasks, disk_kb(data)
+        return after_tasks, disk_kb(data), disk_kb(data, ("git-cache",))
 
 
 def measure(root: Path, tasks: int, workers: int) -> Figures:
     calls, redis_bytes, largest, cpu = long_task(root)
-    after_tasks, after_sweep = many_tasks(root, tasks, workers)
+    after_tasks, after_sweep, cache = many_tasks(root, tasks, workers)
     return Figures(
         sum(LIMITS.values()), calls, redis_bytes, largest, round(cpu / calls * 1000, 1),
-        tasks, workers, after_tasks, after_sweep,
+        tasks, workers, after_tasks, after_sweep, cache,
     )  # fmt: skip
 
 
@@ -176,7 +178,8 @@ def report(f: Figures) -> str:
             f"tests): {f.cpu_ms_per_call} ms",
             f"{f.tasks} tasks on {f.workers} workers: checkouts and state copies "
             f"{f.disk_after_tasks_kb:,} KB when they finished, {f.disk_after_sweep_kb:,} KB "
-            f"after the workers' sweep",
+            f"after the workers' sweep; the machine's copy of the repository and its spare "
+            f"checkout (kept): {f.git_cache_kb:,} KB",
         ]
     )
 
