@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,8 @@ def test_a_job_runs_in_a_horse_forked_before_it_with_its_memory_its_own(
     cold = cold_worker.queues[0].enqueue(FAULTS)
     cold_worker.work(burst=True)
     worker = _worker(redis_url, tmp_path, "warm")
+    worker.warm = WarmHorse.fork(worker)
+    time.sleep(warmhorse.SETTLE_S + 1.0)  # idle: it copies its pages meanwhile
     warm = worker.queues[0].enqueue(FAULTS)
     worker.work(burst=True)
     warm_pid, warm_faults = warm.return_value()

@@ -6,15 +6,18 @@ objects it inherited (Python writes a reference count on every use), the kernel 
 copies that page. A step touches thousands of them on its way to its first model call;
 on a VM each copy costs microseconds, tens of milliseconds in all (README Performance).
 
-So an idle worker forks the next job's work-horse in advance: it touches every object the
-interpreter tracks (``gc.get_objects``), which makes their pages its own while nothing
-waits, then blocks on a pipe. When a job arrives the worker writes the job's id to the
+So an idle worker forks the next job's work-horse in advance. If no job comes within
+``SETTLE_S`` (the next step of a busy task comes at once, and then the copies cost no
+more than in a fresh fork), the horse touches every object the interpreter tracks
+(``gc.get_objects``), which makes their pages its own while nothing waits; then it blocks
+on a pipe. When a job arrives the worker writes the job's id to the
 pipe; the horse fetches the job, its queue and its execution from Redis (as RQ's own
 ``SpawnWorker`` does) and runs it exactly as a freshly forked one would. The worker
 monitors, times out and kills it as any work-horse.
 
 Costs: the memory of one warm horse per idle worker (the pages it made its own, about
-50 MB for a worker here), and the CPU of touching them, spent while the worker is idle.
+50 MB for a worker here), and the CPU of touching them (about 60 ms here), spent while
+the worker is idle.
 A warm horse that died meanwhile is replaced by an ordinary fork; one whose worker dies
 gets SIGKILL (``PR_SET_PDEATHSIG``) or reads the end of its pipe, and exits.
 """
@@ -25,12 +28,15 @@ import contextlib
 import gc
 import json
 import os
+import select
 import signal
 
 from rq import Worker
 from rq.executions import Execution
 
 from workers.processes.lifeline import die_with_parent
+
+SETTLE_S = 0.25  # a job that comes sooner runs at once; after it, the horse copies its pages
 
 
 class WarmHorse:
@@ -90,8 +96,9 @@ def _wait_and_work(worker: Worker, pipe: int, arm: object) -> None:  # pragma: n
             arm()
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        touched = gc.get_objects()  # a reference to each: every page holding one is copied
-        del touched
+        if not select.select([pipe], [], [], SETTLE_S)[0]:  # idle: copy the pages now
+            touched = gc.get_objects()  # a reference to each: every page holding one copied
+            del touched
         line = _read_line(pipe)
         if not line:
             os._exit(0)  # retired, or the worker is gone
