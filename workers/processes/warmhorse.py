@@ -19,7 +19,9 @@ Costs: the memory of one warm horse per idle worker (the pages it made its own, 
 50 MB for a worker here), and the CPU of touching them (about 60 ms here), spent while
 the worker is idle.
 A warm horse that died meanwhile is replaced by an ordinary fork; one whose worker dies
-gets SIGKILL (``PR_SET_PDEATHSIG``) or reads the end of its pipe, and exits.
+gets SIGKILL (``PR_SET_PDEATHSIG``) or reads the end of its pipe, and exits. A step it was
+running ends with it, as a killed `agentium run` leaves nothing running: the task's lease
+expires and another worker takes the step again (docs/design.md §7).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import json
 import os
 import select
 import signal
+from collections.abc import Callable
 
 from rq import Worker
 from rq.executions import Execution
@@ -49,7 +52,7 @@ class WarmHorse:
         arm = die_with_parent(signal.SIGKILL)
         read, write = os.pipe()
         pid = os.fork()
-        if pid == 0:  # pragma: no cover (the child; its effects are what the tests check)
+        if pid == 0:  # the horse
             os.close(write)
             _wait_and_work(worker, read, arm)
         os.close(read)
@@ -87,12 +90,12 @@ class WarmHorse:
         return done == 0
 
 
-def _wait_and_work(worker: Worker, pipe: int, arm: object) -> None:  # pragma: no cover
+def _wait_and_work(worker: Worker, pipe: int, arm: Callable[[], None] | None) -> None:
     """The horse: own its memory, wait for a job, run it like RQ's work-horse; never
     returns."""
     try:
         os.setpgrp()  # its own process group, as RQ's horses: the worker kills it by group
-        if callable(arm):
+        if arm is not None:
             arm()
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
