@@ -323,3 +323,23 @@ def test_a_git_command_during_a_long_task_gets_a_fresh_token(
     assert ws.push().pushed
     git = [r for r in fake_github.requests if r.auth == "git"]
     assert all(r.status == 200 for r in git)
+
+
+def test_a_removal_cut_short_leaves_a_checkout_that_is_made_again(
+    tasks: TaskFactory, fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker killed while it removes a checkout: part of .git gone (its config here),
+    the rest left. The next step must not take that checkout as complete."""
+    ws = tasks.workspace()
+    ws.prepare()
+
+    def cut_short(path: Path, ignore_errors: bool = False) -> None:
+        (path / ".git" / "config").unlink()  # then the worker died
+
+    with monkeypatch.context() as patched:
+        patched.setattr("workers.gitops.workspace.shutil.rmtree", cut_short)
+        ws.cleanup()
+    again = tasks.workspace()
+    again.prepare()
+    assert _git(again.path, "remote", "get-url", "origin") == fake_github.git_url(REPO)
+    assert again.head() == fake_github.branch_sha(REPO, "main")

@@ -20,12 +20,12 @@ state lives in Redis (docs/design.md §7).
 from __future__ import annotations
 
 import logging
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workers.gitops.workspace import remove_checkout
 from workers.tasks.lease import TaskBusy
 from workers.tasks.record import TaskStatus
 from workers.tasks.store import TaskStore
@@ -58,7 +58,7 @@ def _owner(path: Path) -> str | None:
 
 
 def _remove(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
+    remove_checkout(path)  # a state copy has no ready file: a plain removal
     marker_of(path).unlink(missing_ok=True)
 
 

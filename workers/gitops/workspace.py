@@ -150,8 +150,7 @@ class GitWorkspace:
         return True
 
     def leave_spare(self) -> None:
-        """Clone a checkout ahead for the repository's next task, from the copy this one
-        used or fed (once this step's own work no longer waits on it)."""
+        """Check out one ahead for the repository's next task, from the copy used or fed."""
         if self._cache is not None and self._spare is not None:
             self._cache.make_spare(*self._spare)
 
@@ -291,6 +290,11 @@ class GitWorkspace:
     def cleanup(self) -> None:
         """Remove the checkout, and the checkouts its wave's subtasks had on this machine."""
         self._ready, self._tracked = False, _UNKNOWN
-        shutil.rmtree(self.path, ignore_errors=True)
-        for slot in self.path.parent.glob(f"{self.path.name}.slot*"):
-            shutil.rmtree(slot, ignore_errors=True)
+        for path in (self.path, *self.path.parent.glob(f"{self.path.name}.slot*")):
+            remove_checkout(path)
+
+
+def remove_checkout(path: Path) -> None:
+    """Its ready file first: a removal cut short leaves a checkout made again, not used."""
+    (path / READY).unlink(missing_ok=True)
+    shutil.rmtree(path, ignore_errors=True)
