@@ -199,13 +199,23 @@ def test_a_checkout_made_before_the_ready_file_is_still_complete(tasks: TaskFact
     assert (again.path / "unpushed.txt").exists()
 
 
-def test_a_complete_checkout_is_known_without_asking_git(tasks: TaskFactory) -> None:
-    tasks.workspace().prepare()
+def _spied(tasks: TaskFactory) -> tuple[GitWorkspace, SpyRunner]:
+    """The task's workspace at ``ws``, every git command it runs recorded."""
     spy = SpyRunner()
     ws = GitWorkspace(
         tasks.root / "ws", tasks.fake.git_url(REPO), ISSUE, bot_identity(APP_ID, "agentium"),
         lambda: tasks.clients.token(INSTALLATION), Git(tasks.root, runner=spy),
     )  # fmt: skip
+    return ws, spy
+
+
+def _tracking_asks(spy: SpyRunner) -> int:
+    return sum(BRANCH in " ".join(argv) and "rev-parse" in argv for argv in spy.argv)
+
+
+def test_a_complete_checkout_is_known_without_asking_git(tasks: TaskFactory) -> None:
+    tasks.workspace().prepare()
+    ws, spy = _spied(tasks)
     ws.prepare()
     ws.prepare()
     assert spy.argv == []  # the ready file says so: no git process
@@ -217,15 +227,11 @@ def test_a_complete_checkout_is_known_without_asking_git(tasks: TaskFactory) -> 
 def test_the_tracking_ref_is_asked_once_between_fetches_and_pushes(
     tasks: TaskFactory, fake_github: FakeGitHub
 ) -> None:
-    spy = SpyRunner()
-    ws = GitWorkspace(
-        tasks.root / "ws", tasks.fake.git_url(REPO), ISSUE, bot_identity(APP_ID, "agentium"),
-        lambda: tasks.clients.token(INSTALLATION), Git(tasks.root, runner=spy),
-    )  # fmt: skip
+    ws, spy = _spied(tasks)
     ws.prepare()
-    asked = sum(BRANCH in " ".join(argv) and "rev-parse" in argv for argv in spy.argv)
+    asked = _tracking_asks(spy)
     assert ws.remote_head() is None and ws.pushed_head() is None
-    assert sum(BRANCH in " ".join(argv) and "rev-parse" in argv for argv in spy.argv) == asked
+    assert _tracking_asks(spy) == asked
     _change(ws, "print('tracked')\n")
     sha = ws.commit("IMPLEMENT", 1)
     assert ws.push().pushed
