@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -12,10 +13,12 @@ import pytest
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_fixtures import APP_ID, INSTALLATION, ISSUE, REPO, TaskFactory
+from workers.engine.leftovers import claim, marker_of
 from workers.github.client import GitHubClients
 from workers.gitops.hardening import SAFE_CONFIG
+from workers.gitops.ready import READY, remove_checkout
 from workers.gitops.runner import Git, GitError, GitResult, auth_env, run_process
-from workers.gitops.workspace import READY, GitWorkspace, bot_identity, workspace_path
+from workers.gitops.workspace import GitWorkspace, bot_identity, workspace_path
 
 BRANCH = f"agentium/issue-{ISSUE}"
 
@@ -343,9 +346,32 @@ def test_a_removal_cut_short_leaves_a_checkout_that_is_made_again(
         (path / ".git" / "config").unlink()  # then the worker died
 
     with monkeypatch.context() as patched:
-        patched.setattr("workers.gitops.workspace.shutil.rmtree", cut_short)
+        patched.setattr("workers.gitops.ready.shutil.rmtree", cut_short)
         ws.cleanup()
     again = tasks.workspace()
     again.prepare()
     assert _git(again.path, "remote", "get-url", "origin") == fake_github.git_url(REPO)
     assert again.head() == fake_github.branch_sha(REPO, "main")
+
+
+def test_cleanup_removes_the_wave_checkouts_and_leaves_their_markers(
+    tasks: TaskFactory,
+) -> None:
+    """The subtasks' checkouts sit beside the task's, each with a marker file
+    (``<slot>.task``, see ``workers.engine.leftovers``) that the same pattern matches."""
+    ws = tasks.workspace()
+    ws.prepare()
+    slot = ws.path.with_name(f"{ws.path.name}.slot0")
+    shutil.copytree(ws.path, slot, symlinks=True)
+    claim(slot, "octo/iniconfig#1")
+    ws.cleanup()
+    assert not ws.path.exists() and not slot.exists()
+    assert marker_of(slot).read_text() == "octo/iniconfig#1"  # the sweep forgets it later
+
+
+def test_removing_a_worktree_checkout_whose_git_is_a_file(tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / ".git").write_text("gitdir: /elsewhere/.git/worktrees/checkout\n")
+    remove_checkout(checkout)
+    assert not checkout.exists()

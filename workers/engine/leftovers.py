@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workers.gitops.workspace import remove_checkout
+from workers.gitops.ready import remove_checkout
 from workers.tasks.lease import TaskBusy
 from workers.tasks.record import TaskStatus
 from workers.tasks.store import TaskStore

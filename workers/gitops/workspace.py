@@ -24,6 +24,7 @@ from pathlib import Path
 
 from workers.gitops.cache import RemoteHeads, RepoCache
 from workers.gitops.checkout import LocalGit
+from workers.gitops.ready import READY, remove_checkout
 from workers.gitops.runner import Git, GitError
 
 BRANCH_PREFIX = "agentium/issue-"
@@ -48,7 +49,6 @@ class PushResult:
 
 
 WORKSPACES = "workspaces"  # under DATA_DIR: one checkout per task
-READY = Path(".git") / "agentium-ready"  # in a checkout: it is complete
 _UNKNOWN = object()
 
 
@@ -292,9 +292,3 @@ class GitWorkspace:
         self._ready, self._tracked = False, _UNKNOWN
         for path in (self.path, *self.path.parent.glob(f"{self.path.name}.slot*")):
             remove_checkout(path)
-
-
-def remove_checkout(path: Path) -> None:
-    """Its ready file first: a removal cut short leaves a checkout made again, not used."""
-    (path / READY).unlink(missing_ok=True)
-    shutil.rmtree(path, ignore_errors=True)
