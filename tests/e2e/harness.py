@@ -97,7 +97,7 @@ class Harness:
         self.start_process("web", ["web"])
         for index in range(self.workers):
             self.start_worker(f"worker{index}")
-        _wait(lambda: port_open(self.port), 20, "the web process to listen")
+        wait_until(lambda: port_open(self.port), 20, "the web process to listen")
         return self
 
     def env(self) -> dict[str, str]:
@@ -253,7 +253,7 @@ class Harness:
             record = self.record(number)
             return record is not None and test(record)
 
-        _wait(holds, timeout, f"task #{number} {what}", self.logs)
+        wait_until(holds, timeout, f"task #{number} {what}", self.logs)
         record = self.record(number)
         assert record is not None
         return record
@@ -313,7 +313,7 @@ def _first_line(body: str) -> str:
     return lines[0][:120] if lines else ""
 
 
-def _wait(
+def wait_until(
     predicate: Callable[[], bool],
     timeout: float,
     what: str,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import REPO, Harness, _wait, descendants
+from tests.e2e.harness import REPO, Harness, descendants, wait_until
 from tests.e2e.model import ScriptedModel
 from tests.fakes.github_state import Repo
 from workers.controller.phases import Phase
@@ -86,7 +86,7 @@ def test_removing_the_label_cancels(bot: Harness) -> None:
     # The call is held, as a real one takes minutes: the step holding the task hears the
     # request from its inbox once the call ends (released at once, the rest of the task
     # would run in less time than the request waits for the lease).
-    _wait(lambda: any(isinstance(i, CancelRequest) for i in bot.inbox(120)), 30, "the cancel")
+    wait_until(lambda: any(isinstance(i, CancelRequest) for i in bot.inbox(120)), 30, "the cancel")
     model.release()
     record = bot.wait_for(120, lambda r: r.status is TaskStatus.CANCELLED, 60, "to cancel")
     assert "label 'agentium' removed" in (record.status_reason or "")

@@ -17,7 +17,7 @@ import pytest
 import redis
 from rq import Queue
 
-from tests.e2e.harness import REPO, Harness
+from tests.e2e.harness import REPO, Harness, wait_until
 from tests.e2e.timeline import timeline
 from workers.tasks.record import TaskStatus
 
@@ -67,6 +67,18 @@ def queued(bot: Harness) -> int:
         client.close()
 
 
+def ended(bot: Harness) -> bool:
+    record = bot.record(NUMBER)
+    return record is not None and record.status is not TaskStatus.ACTIVE
+
+
+def next_job(bot: Harness) -> bool:
+    """Wait for a queued job (True) or the task's end (False). The web's dispatcher turns
+    the label's delivery into a job a moment after the 202, and a step queues the next."""
+    wait_until(lambda: ended(bot) or queued(bot) > 0, 30, "a job or the end", bot.logs)
+    return not ended(bot)
+
+
 def alternating_workers(root: Path) -> tuple[dict[str, Any], list[str]]:
     with Harness(root, workers=0) as bot:
         model = bot.script(SCENARIO)
@@ -80,12 +92,8 @@ def alternating_workers(root: Path) -> tuple[dict[str, Any], list[str]]:
             Path(machine["HOME"]).mkdir(parents=True)
         ran: list[str] = []
         for turn in range(80):
-            record = bot.record(NUMBER)
-            if record is not None and record.status is not TaskStatus.ACTIVE:
+            if not next_job(bot):
                 break
-            if not queued(bot):
-                bot.wait_for(NUMBER, lambda r: True, 5, "a job")
-                continue
             name = f"machine-{'ab'[turn % 2]}-{turn}"
             args = ["worker", "--burst", "--max-jobs", "1"]
             bot.start_process(name, args, machines[turn % 2]).wait(timeout=120)
