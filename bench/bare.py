@@ -16,8 +16,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.app import WEBHOOK_PATH
-from bot.serve import serve
+from bot.serve import PLAIN_PROTOCOL, serve
+from bot.webhooks import WEBHOOK_PATH
 
 
 async def receive(request: Request) -> Response:
@@ -39,4 +39,5 @@ def create_app() -> Starlette:
 
 
 if __name__ == "__main__":
-    serve("bench.bare:create_app", os.environ.get("HOST", "127.0.0.1"), int(os.environ["PORT"]))
+    host, port = os.environ.get("HOST", "127.0.0.1"), int(os.environ["PORT"])
+    serve("bench.bare:create_app", host, port, http=PLAIN_PROTOCOL)

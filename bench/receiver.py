@@ -2,9 +2,10 @@
 
 In one run, on one machine: a bare Starlette app (the stack's ceiling) and the receiver
 (`agentium web --no-dispatch` with its `agentium dispatch` process, as `agentium run`
-starts them), both served by uvicorn with the same settings and pinned to the same CPU,
-take signed ~19 KB `issues` `labeled` deliveries from a load generator on the other CPU
-(`bench.loadgen`, with Redis and the dispatcher):
+starts them), both served by uvicorn with the same settings (the receiver with the bot's
+HTTP protocol, bot/hookserver.py) and pinned to the same CPU, take signed ~19 KB `issues`
+`labeled` deliveries from a load generator on the other CPU (`bench.loadgen`, with Redis
+and the dispatcher):
 
 1. closed loop, 16 keep-alive connections, alternating bare / receiver rounds: rates;
 2. the receiver at fixed open-loop rates (500 and 1,000/s): p50 and p99 latency;

@@ -31,10 +31,9 @@ from bot.intake import Intake
 from bot.logs import configure_logging
 from bot.metrics import MetricsEndpoint, ReceiverMetrics
 from bot.setup import create_setup_app, in_setup_mode
-from bot.webhooks import WebhookReceiver
+from bot.webhooks import RECEIVER_STATE, WEBHOOK_PATH, WebhookReceiver
 from config.settings import Settings, load_settings
 
-WEBHOOK_PATH = "/api/github/webhooks"
 HEALTH_TIMEOUT_S = 1.0
 
 
@@ -92,14 +91,14 @@ def create_app(
         return JSONResponse({"status": "ok", "redis": "up"})
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, object]]:
         thread = (
             DispatcherThread(Dispatcher(clients.sync_redis, clients.queue)) if dispatch else None
         )
         if thread:
             thread.start()
         try:
-            yield
+            yield {RECEIVER_STATE: receiver}  # for bot.hookserver, which answers deliveries
         finally:
             if thread:
                 thread.stop()
@@ -126,7 +125,7 @@ class ReceiverFirst(Starlette):
         receiver: WebhookReceiver,
         *,
         routes: Sequence[BaseRoute],
-        lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]],
+        lifespan: Callable[[Starlette], AbstractAsyncContextManager[dict[str, object]]],
     ) -> None:
         super().__init__(routes=routes, lifespan=lifespan)
         self._receiver = receiver

@@ -102,10 +102,15 @@ class Intake:
     async def submit(self, envelope: Envelope) -> bool:
         """True once the delivery is stored, False if its id was seen; raises what Redis
         raised (the delivery may or may not be stored: GitHub redelivers, dedupe holds)."""
+        return await self.enqueue(envelope)
+
+    def enqueue(self, envelope: Envelope) -> asyncio.Future[bool]:
+        """`submit` without a coroutine, for a caller in the event loop's thread that
+        answers from the future's callback (``bot.hookserver``)."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting.append((envelope, done))
         self._start_writer()
-        return await done
+        return done
 
     def _start_writer(self) -> None:
         if self._waiting and self._idle and not self._gathering:

@@ -11,7 +11,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -23,6 +23,8 @@ from bot.signature import SignatureCheck
 
 log = logging.getLogger("agentium.webhooks")
 
+WEBHOOK_PATH = "/api/github/webhooks"
+RECEIVER_STATE = "agentium.webhook_receiver"  # the receiver, in the lifespan's state
 MAX_BODY_BYTES = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
 DELIVERY_ID = re.compile(rb"[A-Za-z0-9-]{1,64}")
 EVENT_NAME = re.compile(rb"[a-z_]{1,64}")
@@ -70,8 +72,13 @@ class Headers:
 
     @classmethod
     def of(cls, scope: Scope) -> Headers:
+        return cls.of_list(scope["headers"])
+
+    @classmethod
+    def of_list(cls, headers: Iterable[tuple[bytes, bytes]]) -> Headers:
+        """From the headers as ASGI gives them (names lower-cased)."""
         found: dict[bytes, bytes] = {}
-        for name, value in scope["headers"]:
+        for name, value in headers:
             if name in _WANTED and name not in found:
                 found[name] = value
         return cls(
@@ -82,7 +89,22 @@ class Headers:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class ToStore:
+    """A delivery the receiver accepts: its answer waits until Redis has it."""
+
+    envelope: Envelope
+    classified: Classified
+
+
+Verdict = Answer | ToStore
+
+
 class WebhookReceiver:
+    """Answers deliveries, served two ways: as an ASGI endpoint (``__call__``) and, on the
+    path every delivery takes, straight from uvicorn's HTTP protocol (``bot.hookserver``),
+    through the same synchronous ``verdict`` and the same ``settle``."""
+
     def __init__(
         self,
         secret: str,
@@ -91,8 +113,8 @@ class WebhookReceiver:
         observer: DeliveryObserver | None = None,
     ) -> None:
         self._check = SignatureCheck(secret)
-        self._intake = intake
-        self._max_body = max_body
+        self.intake = intake
+        self.max_body = max_body
         self._observer = observer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -103,45 +125,66 @@ class WebhookReceiver:
         except ClientGone:
             return
         await _send_json(send, status, answer)
-        seconds = time.perf_counter() - started
-        _log_delivery(headers, status, classified, seconds)
-        if self._observer is not None:
-            decision = classified.decision.value if classified else None
-            self._observer.observe(headers.event.decode("latin-1"), decision, status, seconds)
+        self.record(headers, status, classified, started)
 
     async def _answer(self, headers: Headers, receive: Receive) -> Answer:
         try:
-            body = await read_capped(receive, headers.length, self._max_body)
+            body = await read_capped(receive, headers.length, self.max_body)
         except BodyTooLarge:
-            return _error(413, "payload larger than 25 MB")
+            return error_answer(413, "payload larger than 25 MB")
         except ValueError as exc:
-            return _error(400, str(exc))
+            return error_answer(400, str(exc))
+        verdict = self.verdict(headers, body)
+        if not isinstance(verdict, ToStore):
+            return verdict
+        try:
+            new = await self.intake.submit(verdict.envelope)
+        except (RedisError, OSError) as exc:
+            return self.settle(verdict, exc)
+        return self.settle(verdict, new)
+
+    def verdict(self, headers: Headers, body: bytes) -> Verdict:
+        """The answer, or the delivery to store first; no I/O."""
         if not self._check.valid(body, headers.signature):
-            return _error(401, "missing or invalid X-Hub-Signature-256")
+            return error_answer(401, "missing or invalid X-Hub-Signature-256")
         if not EVENT_NAME.fullmatch(headers.event) or not DELIVERY_ID.fullmatch(headers.delivery):
-            return _error(400, "missing or malformed X-GitHub-Event / X-GitHub-Delivery")
+            return error_answer(400, "missing or malformed X-GitHub-Event / X-GitHub-Delivery")
         event = headers.event.decode()
         if event == "ping":
             return 200, _DECIDED[Decision.PING], Classified(Decision.PING)
         try:
             classified = classify(event, body)
         except MalformedPayload as exc:
-            return _error(400, str(exc))
+            return error_answer(400, str(exc))
         if classified.decision is not Decision.ENQUEUED:
             return 202, _DECIDED[classified.decision], classified
         delivery = headers.delivery.decode()
         envelope = Envelope(delivery, event, classified.action, time.time(), body)
-        return await self._store(envelope, classified)
+        return ToStore(envelope, classified)
 
-    async def _store(self, envelope: Envelope, classified: Classified) -> Answer:
-        try:
-            new = await self._intake.submit(envelope)
-        except (RedisError, OSError):
-            log.exception("cannot store delivery", extra={"delivery": envelope.delivery})
-            return 503, _error(503, "queue unavailable, redeliver later")[1], classified
+    def settle(self, stored: ToStore, new: bool | BaseException) -> Answer:
+        """The answer once Redis answered: 202 (new or a repeat), or 503 when it failed."""
+        classified = stored.classified
+        if isinstance(new, BaseException):
+            log.error(
+                "cannot store delivery",
+                exc_info=new,
+                extra={"delivery": stored.envelope.delivery},
+            )
+            return 503, error_answer(503, "queue unavailable, redeliver later")[1], classified
         if not new:
             classified = replace(classified, decision=Decision.DUPLICATE)
         return 202, _DECIDED[classified.decision], classified
+
+    def record(
+        self, headers: Headers, status: int, classified: Classified | None, started: float
+    ) -> None:
+        """The delivery's log line and metrics, once it is answered."""
+        seconds = time.perf_counter() - started
+        _log_delivery(headers, status, classified, seconds)
+        if self._observer is not None:
+            decision = classified.decision.value if classified else None
+            self._observer.observe(headers.event.decode("latin-1"), decision, status, seconds)
 
 
 async def read_capped(receive: Receive, declared: bytes | None, limit: int) -> bytes:
@@ -166,7 +209,7 @@ async def read_capped(receive: Receive, declared: bytes | None, limit: int) -> b
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _error(status: int, message: str) -> Answer:
+def error_answer(status: int, message: str) -> Answer:
     return status, _json({"error": message}), None
 
 

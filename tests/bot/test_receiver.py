@@ -7,11 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from httpx import Client
 from starlette.testclient import TestClient
 
 from bot.app import WEBHOOK_PATH, create_app
 from config import keys
 from config.settings import load_settings
+from tests.bot.served import served
 from tests.support import SECRET, delivery_headers, encode, payload
 
 # Every payload in the corpus: (event, file name) -> (status, decision).
@@ -31,14 +33,23 @@ CORPUS_EXPECTATIONS = {
 }
 
 
-@pytest.fixture
-def client(redis_url: str, redis_client: redis.Redis) -> Iterator[TestClient]:
+@pytest.fixture(params=["asgi", "uvicorn"])
+def client(
+    request: pytest.FixtureRequest, redis_url: str, redis_client: redis.Redis
+) -> Iterator[Client]:
+    """Every test twice: through ASGI (as a delivery in an unusual shape goes) and served
+    by uvicorn with the bot's protocol, which answers deliveries itself."""
     settings = load_settings({"WEBHOOK_SECRET": SECRET, "REDIS_URL": redis_url})
-    with TestClient(create_app(settings, dispatch=False)) as test_client:
-        yield test_client
+    app = create_app(settings, dispatch=False)
+    if request.param == "asgi":
+        with TestClient(app) as test_client:
+            yield test_client
+    else:
+        with served(app) as http_client:
+            yield http_client
 
 
-def post(client: TestClient, event: str, body: bytes, **kwargs: str) -> tuple[int, dict]:
+def post(client: Client, event: str, body: bytes, **kwargs: str) -> tuple[int, dict]:
     response = client.post(
         WEBHOOK_PATH, content=body, headers=delivery_headers(event, body, **kwargs)
     )
@@ -63,9 +74,7 @@ def test_corpus_covers_every_payload() -> None:
 
 
 @pytest.mark.parametrize(("event", "name"), sorted(CORPUS_EXPECTATIONS))
-def test_corpus_payload(
-    client: TestClient, redis_client: redis.Redis, event: str, name: str
-) -> None:
+def test_corpus_payload(client: Client, redis_client: redis.Redis, event: str, name: str) -> None:
     status, decision = CORPUS_EXPECTATIONS[(event, name)]
     body = encode(payload(event, name))
     delivery = f"corpus-{event}-{name or 'x'}".replace(".", "-").replace("_", "-")
@@ -79,7 +88,7 @@ def test_corpus_payload(
         assert redis_client.get(keys.delivery_body(delivery)) == body
 
 
-def test_duplicate_delivery_is_enqueued_once(client: TestClient, redis_client: redis.Redis) -> None:
+def test_duplicate_delivery_is_enqueued_once(client: Client, redis_client: redis.Redis) -> None:
     body = encode(payload("issues", "labeled"))
     assert post(client, "issues", body, delivery="dup-1") == (202, {"decision": "enqueued"})
     assert post(client, "issues", body, delivery="dup-1") == (202, {"decision": "duplicate"})
@@ -88,7 +97,7 @@ def test_duplicate_delivery_is_enqueued_once(client: TestClient, redis_client: r
     assert ttl >= 7 * 24 * 3600
 
 
-def test_bad_signature(client: TestClient, redis_client: redis.Redis) -> None:
+def test_bad_signature(client: Client, redis_client: redis.Redis) -> None:
     body = encode(payload("issues", "labeled"))
     headers = delivery_headers("issues", body)
     headers["X-Hub-Signature-256"] = "sha256=" + "0" * 64
@@ -96,7 +105,7 @@ def test_bad_signature(client: TestClient, redis_client: redis.Redis) -> None:
     assert intake(redis_client) == []
 
 
-def test_no_signature(client: TestClient, redis_client: redis.Redis) -> None:
+def test_no_signature(client: Client, redis_client: redis.Redis) -> None:
     body = encode(payload("issues", "labeled"))
     headers = delivery_headers("issues", body)
     del headers["X-Hub-Signature-256"]
@@ -104,20 +113,20 @@ def test_no_signature(client: TestClient, redis_client: redis.Redis) -> None:
     assert intake(redis_client) == []
 
 
-def test_wrong_secret(client: TestClient, redis_client: redis.Redis) -> None:
+def test_wrong_secret(client: Client, redis_client: redis.Redis) -> None:
     body = encode(payload("issues", "labeled"))
     assert post(client, "issues", body, secret="not-the-secret")[0] == 401
     assert intake(redis_client) == []
 
 
-def test_truncated_body(client: TestClient, redis_client: redis.Redis) -> None:
+def test_truncated_body(client: Client, redis_client: redis.Redis) -> None:
     body = encode(payload("issues", "labeled"))
     headers = delivery_headers("issues", body)
     assert client.post(WEBHOOK_PATH, content=body[:-10], headers=headers).status_code == 401
     assert intake(redis_client) == []
 
 
-def test_body_over_25_mb(client: TestClient, redis_client: redis.Redis) -> None:
+def test_body_over_25_mb(client: Client, redis_client: redis.Redis) -> None:
     body = b'{"action": "labeled", "pad": "' + b"x" * (26 * 1024 * 1024) + b'"}'
     status, answer = post(client, "issues", body)
     assert status == 413
@@ -125,7 +134,7 @@ def test_body_over_25_mb(client: TestClient, redis_client: redis.Redis) -> None:
     assert intake(redis_client) == []
 
 
-def test_body_streamed_without_length_over_25_mb(client: TestClient) -> None:
+def test_body_streamed_without_length_over_25_mb(client: Client) -> None:
     chunk = b"x" * (1024 * 1024)
     headers = delivery_headers("issues", b"")
 
@@ -137,14 +146,14 @@ def test_body_streamed_without_length_over_25_mb(client: TestClient) -> None:
     assert response.status_code == 413
 
 
-def test_unknown_event_is_ignored(client: TestClient, redis_client: redis.Redis) -> None:
+def test_unknown_event_is_ignored(client: Client, redis_client: redis.Redis) -> None:
     body = encode({"action": "created", "sender": {"login": "x", "type": "User"}})
     assert post(client, "star", body) == (202, {"decision": "ignored:event"})
     assert intake(redis_client) == []
 
 
 @pytest.mark.parametrize("body", [b"{not json", b"[1, 2]", b'{"no_action": 1}', b"\xff\xfe"])
-def test_malformed_payload(client: TestClient, redis_client: redis.Redis, body: bytes) -> None:
+def test_malformed_payload(client: Client, redis_client: redis.Redis, body: bytes) -> None:
     status, answer = post(client, "issues", body)
     assert status == 400
     assert answer["error"]
@@ -152,7 +161,7 @@ def test_malformed_payload(client: TestClient, redis_client: redis.Redis, body: 
 
 
 @pytest.mark.parametrize("missing", ["X-GitHub-Event", "X-GitHub-Delivery"])
-def test_missing_headers(client: TestClient, redis_client: redis.Redis, missing: str) -> None:
+def test_missing_headers(client: Client, redis_client: redis.Redis, missing: str) -> None:
     body = encode(payload("issues", "labeled"))
     headers = delivery_headers("issues", body)
     del headers[missing]
@@ -160,20 +169,20 @@ def test_missing_headers(client: TestClient, redis_client: redis.Redis, missing:
     assert intake(redis_client) == []
 
 
-def test_malformed_delivery_id(client: TestClient, redis_client: redis.Redis) -> None:
+def test_malformed_delivery_id(client: Client, redis_client: redis.Redis) -> None:
     body = encode(payload("issues", "labeled"))
     assert post(client, "issues", body, delivery="../../etc")[0] == 400
     assert intake(redis_client) == []
 
 
-def test_events_from_bots_are_ignored(client: TestClient, redis_client: redis.Redis) -> None:
+def test_events_from_bots_are_ignored(client: Client, redis_client: redis.Redis) -> None:
     data = payload("issues", "labeled")
     data["sender"] = {**data["sender"], "login": "agentium[bot]", "type": "Bot"}
     assert post(client, "issues", encode(data)) == (202, {"decision": "ignored:bot_sender"})
     assert intake(redis_client) == []
 
 
-def test_command_comment_is_enqueued(client: TestClient, redis_client: redis.Redis) -> None:
+def test_command_comment_is_enqueued(client: Client, redis_client: redis.Redis) -> None:
     data = payload("issue_comment", "created.1")
     data["comment"]["body"] = "Thanks!\n/agentium status"
     assert post(client, "issue_comment", encode(data)) == (202, {"decision": "enqueued"})
@@ -181,7 +190,7 @@ def test_command_comment_is_enqueued(client: TestClient, redis_client: redis.Red
 
 
 def test_a_plain_comment_is_enqueued_on_an_issue_not_on_a_pr(
-    client: TestClient, redis_client: redis.Redis
+    client: Client, redis_client: redis.Redis
 ) -> None:
     data = payload("issue_comment", "created.1")
     data["comment"]["body"] = "Use a semicolon."  # maybe the answer to the bot's question
@@ -194,21 +203,21 @@ def test_a_plain_comment_is_enqueued_on_an_issue_not_on_a_pr(
     assert len(intake(redis_client)) == 1
 
 
-def test_get_is_not_allowed(client: TestClient) -> None:
+def test_get_is_not_allowed(client: Client) -> None:
     assert client.get(WEBHOOK_PATH).status_code == 405
 
 
-def test_healthz_with_redis_up(client: TestClient) -> None:
+def test_healthz_with_redis_up(client: Client) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json()["redis"] == "up"
 
 
-def test_the_webhook_path_answers_only_post(client: TestClient) -> None:
+def test_the_webhook_path_answers_only_post(client: Client) -> None:
     assert client.get(WEBHOOK_PATH).status_code == 405
 
 
-def test_answers_are_compact_json(client: TestClient) -> None:
+def test_answers_are_compact_json(client: Client) -> None:
     body = encode(payload("issues", "opened"))
     response = client.post(WEBHOOK_PATH, content=body, headers=delivery_headers("issues", body))
     assert response.content == b'{"decision":"ignored:action"}'
