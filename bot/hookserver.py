@@ -57,15 +57,21 @@ class _Hook:
         "disconnected",
         "headers",
         "keep_alive",
+        "limit",
         "receiver",
         "response_complete",
+        "size",
         "started",
     )
 
-    def __init__(self, receiver: WebhookReceiver, headers: Headers, keep_alive: bool) -> None:
+    def __init__(
+        self, receiver: WebhookReceiver, headers: Headers, limit: int, keep_alive: bool
+    ) -> None:
         self.receiver = receiver
         self.headers = headers
         self.chunks: list[bytes] = []
+        self.size = 0
+        self.limit = limit  # the declared length, within the receiver's maximum
         self.keep_alive = keep_alive
         self.response_complete = False
         self.disconnected = False
@@ -106,12 +112,14 @@ class WebhookProtocol(HttpToolsProtocol):
         if length is None or not length.isdigit() or int(length) > receiver.max_body:
             return None  # the ASGI path answers these (400, 413) or reads a chunked body
         keep_alive = self.parser.get_http_version() != "1.0" and self.parser.should_keep_alive()
-        return _Hook(receiver, headers, keep_alive)
+        return _Hook(receiver, headers, int(length), keep_alive)
 
     def on_body(self, body: bytes) -> None:
         hook: object = self.cycle
         if isinstance(hook, _Hook):
-            hook.chunks.append(body)  # at most the declared length: the parser stops there
+            hook.size += len(body)  # the parser stops at the declared length; in case not:
+            if hook.size <= hook.limit:
+                hook.chunks.append(body)
         else:
             super().on_body(body)
 
@@ -119,6 +127,9 @@ class WebhookProtocol(HttpToolsProtocol):
         hook: object = self.cycle
         if not isinstance(hook, _Hook):
             super().on_message_complete()
+            return
+        if hook.size > hook.limit:
+            self._answer(hook, error_answer(413, "body longer than its Content-Length"))
             return
         try:
             verdict = hook.receiver.verdict(hook.headers, hook.body())

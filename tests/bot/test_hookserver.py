@@ -159,3 +159,16 @@ def test_without_redis_a_delivery_is_answered_503_by_the_protocol() -> None:
         again = client.post(WEBHOOK_PATH, content=body, headers=headers)  # same connection
         assert again.status_code == 503
     assert app.requests == []
+
+
+def test_a_length_and_a_chunked_encoding_together_are_refused(
+    client: httpx.Client, redis_client: redis.Redis
+) -> None:
+    """Two framings of one body (a request-smuggling attempt): refused, nothing stored."""
+    body, headers = labeled("smuggled")
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    request = raw_post(body, {**headers, "Transfer-Encoding": "chunked"})
+    request = request.split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n" + chunked
+    answers = raw_exchange(client, request, 1)
+    assert answers and answers[0].startswith(b"HTTP/1.1 400 ")
+    assert stored(redis_client) == 0
