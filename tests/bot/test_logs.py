@@ -13,6 +13,7 @@ from bot.app import WEBHOOK_PATH, create_app
 from bot.logs import JsonFormatter
 from config.settings import load_settings
 from config.wire import DeliveryMeta
+from tests.bot.served import served
 from tests.support import SECRET, delivery_headers, encode, payload
 from workers.intake.deliveries import process_delivery
 from workers.intake.intents import Rules
@@ -27,17 +28,18 @@ def test_formatter_emits_extra_fields_as_json() -> None:
     assert line["level"] == "info" and "ts" in line
 
 
+@pytest.mark.parametrize("way", ["asgi", "uvicorn"])
 def test_delivery_id_reaches_the_job_log(
-    redis_url: str, redis_client: redis.Redis, caplog: pytest.LogCaptureFixture
+    redis_url: str, redis_client: redis.Redis, caplog: pytest.LogCaptureFixture, way: str
 ) -> None:
     caplog.set_level(logging.INFO)
     settings = load_settings({"WEBHOOK_SECRET": SECRET, "REDIS_URL": redis_url})
     data = payload("issues", "labeled")
     body = encode(data)
-    with TestClient(create_app(settings, dispatch=False)) as client:
-        client.post(
-            WEBHOOK_PATH, content=body, headers=delivery_headers("issues", body, delivery="log-1")
-        )
+    app = create_app(settings, dispatch=False)
+    headers = delivery_headers("issues", body, delivery="log-1")
+    with TestClient(app) if way == "asgi" else served(app) as client:
+        assert client.post(WEBHOOK_PATH, content=body, headers=headers).status_code == 202
     [web] = [r for r in caplog.records if r.name == "agentium.webhooks"]
     assert (web.delivery, web.event, web.action, web.decision) == (
         "log-1",
