@@ -12,6 +12,8 @@ import io
 import json
 import logging
 import sys
+import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -23,6 +25,47 @@ _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
     "taskName",
 }
 _ENCODE = msgspec.json.Encoder(enc_hook=str)
+
+
+def _no_caller() -> dict[str, object]:
+    """What LogRecord's own constructor sets on a record logged without a caller lookup
+    (``logging._srcfile`` is None), without arguments, threads or processes; the
+    attributes every record sets for itself are left out."""
+    record = logging.LogRecord("", 0, "(unknown file)", 0, "", (), None, "(unknown function)")
+    own = {"name", "msg", "levelno", "levelname", "created", "msecs", "relativeCreated"}
+    found = {key: value for key, value in vars(record).items() if key not in own}
+    unlogged = ("thread", "threadName", "process", "processName", "taskName")
+    return found | {key: None for key in unlogged if key in found}
+
+
+_NO_CALLER = _no_caller()
+_STARTED = time.time()
+
+
+class Line(logging.LogRecord):
+    """A record for a line logged on a hot path, given its fields. It has every
+    attribute of a LogRecord (formatters read them from its ``__dict__``), but takes
+    them from ``_NO_CALLER`` instead of working them out. It goes through the logger's
+    level, filters and handlers like any record."""
+
+    def __init__(self, logger: str, level: int, msg: str, fields: Mapping[str, object]) -> None:
+        created = time.time()
+        self.__dict__.update(_NO_CALLER)
+        self.name = logger
+        self.levelno = level
+        self.levelname = logging.getLevelName(level)
+        self.msg = msg
+        self.created = created
+        self.msecs = (created - int(created)) * 1000
+        self.relativeCreated = (created - _STARTED) * 1000
+        self.__dict__.update(fields)
+
+
+def log_line(logger: logging.Logger, level: int, msg: str, fields: Mapping[str, object]) -> None:
+    """``logger.log(level, msg, extra=fields)``, as a :class:`Line` (the fields, as with
+    ``extra``, must not be named as a LogRecord's own attributes)."""
+    if logger.isEnabledFor(level):
+        logger.handle(Line(logger.name, level, msg, fields))
 
 
 class JsonFormatter(logging.Formatter):

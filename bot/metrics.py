@@ -8,13 +8,21 @@ time (the newest ``MAX_TASKS`` tasks), so any web process reports the same.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
+from itertools import accumulate
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client import CollectorRegistry
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.exposition import generate_latest
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 from redis.exceptions import RedisError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -31,7 +39,6 @@ MAX_TASKS = 5000
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 KNOWN_EVENTS = frozenset({*EVENT_ACTIONS, "ping"})
-MAX_CACHED = 256
 
 
 def event_label(event: str, decision: str | None) -> str:
@@ -48,32 +55,42 @@ def decision_label(decision: str | None, status: int) -> str:
     return decision if decision is not None and status < 400 else f"rejected:{status}"
 
 
-class ReceiverMetrics:
-    """What the receiver counts in memory; ``observe`` is called once per delivery."""
+class ReceiverMetrics(Collector):
+    """What the receiver counts in memory; ``observe`` is called once per delivery.
+
+    It runs on the request path, so it only adds to plain counters (the event loop's
+    thread is the only writer); the Prometheus families are built from them when
+    /metrics is scraped.
+    """
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self._deliveries = Counter(
-            "agentium_webhook_deliveries", "Webhook deliveries answered, by event and decision",
-            ["event", "decision"], registry=self.registry,
-        )  # fmt: skip
-        self._latency = Histogram(
-            "agentium_webhook_duration_seconds", "Time to answer a webhook delivery",
-            buckets=LATENCY_BUCKETS, registry=self.registry,
-        )  # fmt: skip
+        self.registry.register(self)
         ProcessCollector(registry=self.registry)
-        self._counters: dict[tuple[str, str | None, int], Counter] = {}
+        self._answers: dict[tuple[str, str], int] = {}  # (event, decision) labels: bounded
+        self._buckets = [0] * (len(LATENCY_BUCKETS) + 1)  # the last one: past every bound
+        self._seconds = 0.0
 
     def observe(self, event: str, decision: str | None, status: int, seconds: float) -> None:
-        key = (event, decision, status)
-        counter = self._counters.get(key)
-        if counter is None:  # the labels are looked up once per kind of answer
-            labels = (event_label(event, decision), decision_label(decision, status))
-            counter = self._deliveries.labels(*labels)
-            if len(self._counters) < MAX_CACHED:  # event names come from a header
-                self._counters[key] = counter
-        counter.inc()
-        self._latency.observe(seconds)
+        labels = (event_label(event, decision), decision_label(decision, status))
+        self._answers[labels] = self._answers.get(labels, 0) + 1
+        self._buckets[bisect_left(LATENCY_BUCKETS, seconds)] += 1
+        self._seconds += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        deliveries = CounterMetricFamily(
+            "agentium_webhook_deliveries", "Webhook deliveries answered, by event and decision",
+            labels=["event", "decision"],
+        )  # fmt: skip
+        for labels, count in list(self._answers.items()):
+            deliveries.add_metric(labels, count)
+        yield deliveries
+        cumulative = list(accumulate(self._buckets))
+        bounds = [*map(floatToGoString, LATENCY_BUCKETS), "+Inf"]
+        yield HistogramMetricFamily(
+            "agentium_webhook_duration_seconds", "Time to answer a webhook delivery",
+            buckets=list(zip(bounds, cumulative, strict=True)), sum_value=self._seconds,
+        )  # fmt: skip
 
 
 class _Families(Collector):

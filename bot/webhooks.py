@@ -19,6 +19,7 @@ from redis.exceptions import RedisError
 
 from bot.events import Classified, Decision, MalformedPayload, classify
 from bot.intake import Envelope, Intake
+from bot.logs import log_line
 from bot.signature import SignatureCheck
 
 log = logging.getLogger("agentium.webhooks")
@@ -222,9 +223,11 @@ async def _send_json(send: Send, status: int, body: bytes) -> None:
 def _log_delivery(
     headers: Headers, status: int, classified: Classified | None, seconds: float
 ) -> None:
-    log.info(
+    log_line(
+        log,
+        logging.INFO,
         "delivery",
-        extra={
+        {
             "delivery": headers.delivery[:64].decode("latin-1"),
             "event": headers.event[:64].decode("latin-1"),
             "action": classified.action if classified else None,

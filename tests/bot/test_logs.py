@@ -10,7 +10,7 @@ import redis
 from starlette.testclient import TestClient
 
 from bot.app import WEBHOOK_PATH, create_app
-from bot.logs import JsonFormatter
+from bot.logs import JsonFormatter, Line, log_line
 from config.settings import load_settings
 from config.wire import DeliveryMeta
 from tests.bot.served import served
@@ -26,6 +26,26 @@ def test_formatter_emits_extra_fields_as_json() -> None:
     line = json.loads(JsonFormatter().format(record))
     assert line["msg"] == "delivery" and line["delivery"] == "abc" and line["ms"] == 1.5
     assert line["level"] == "info" and "ts" in line
+
+
+def test_a_line_formats_as_the_record_logging_would_make(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    logger = logging.getLogger("agentium.test_lines")
+    fields = {"delivery": "abc", "ms": 1.5, "issue": None}
+    with caplog.at_level(logging.INFO, logger=logger.name):
+        logger.info("delivery", extra=fields)
+        log_line(logger, logging.INFO, "delivery", fields)
+        log_line(logger, logging.DEBUG, "not shown", fields)
+    made, line = caplog.records
+    assert isinstance(line, Line) and not isinstance(made, Line)
+    assert vars(made).keys() == vars(line).keys()  # every attribute a formatter may read
+    formatter = JsonFormatter()
+    made_json, line_json = (json.loads(formatter.format(r)) for r in (made, line))
+    assert made_json.pop("ts")[:16] == line_json.pop("ts")[:16]
+    assert made_json == line_json
+    plain = logging.Formatter("%(asctime)s %(filename)s:%(lineno)d %(levelname)s %(message)s")
+    assert plain.format(line).endswith("(unknown file):0 INFO delivery")
 
 
 @pytest.mark.parametrize("way", ["asgi", "uvicorn"])

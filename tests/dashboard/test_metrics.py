@@ -11,7 +11,7 @@ from rq import Queue
 from starlette.testclient import TestClient
 
 from bot.app import WEBHOOK_PATH
-from bot.metrics import decision_label, event_label
+from bot.metrics import ReceiverMetrics, decision_label, event_label
 from config import keys
 from tests.dashboard.conftest import MakeClient
 from tests.dashboard.stored import finished, record, store, store_examples
@@ -73,6 +73,27 @@ def test_labels_stay_bounded() -> None:
     assert decision_label("enqueued", 503) == "unavailable"
     assert decision_label(None, 413) == "rejected:413"
     assert decision_label("duplicate", 202) == "duplicate"
+
+
+def test_latency_buckets_hold_answers_up_to_their_bound() -> None:
+    metrics = ReceiverMetrics()
+    for seconds in (0.003, 0.005, 0.0051, 42.0):
+        metrics.observe("issues", "enqueued", 202, seconds)
+    for event in ("made_up_1", "made_up_2"):  # header values never become labels
+        metrics.observe(event, None, 401, 0.001)
+    families = {family.name: family for family in metrics.registry.collect()}
+    buckets = {
+        sample.labels["le"]: sample.value
+        for sample in families["agentium_webhook_duration_seconds"].samples
+        if sample.name.endswith("_bucket")
+    }
+    assert (buckets["0.0025"], buckets["0.005"], buckets["0.01"]) == (2, 4, 5)
+    assert (buckets["10.0"], buckets["+Inf"]) == (5, 6)
+    counts = {
+        tuple(sample.labels.values()): sample.value
+        for sample in families["agentium_webhook_deliveries"].samples
+    }
+    assert counts == {("issues", "enqueued"): 4, ("unverified", "rejected:401"): 2}
 
 
 def test_task_figures_come_from_redis(redis_client: redis.Redis, local: TestClient) -> None:
