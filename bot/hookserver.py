@@ -109,10 +109,10 @@ class WebhookProtocol(HttpToolsProtocol):
             return None
         headers = Headers.of_list(self.headers)
         length = headers.length
-        if length is None or not length.isdigit() or int(length) > receiver.max_body:
+        if length is None or not length.isdigit() or (limit := int(length)) > receiver.max_body:
             return None  # the ASGI path answers these (400, 413) or reads a chunked body
         keep_alive = self.parser.get_http_version() != "1.0" and self.parser.should_keep_alive()
-        return _Hook(receiver, headers, int(length), keep_alive)
+        return _Hook(receiver, headers, limit, keep_alive)
 
     def on_body(self, body: bytes) -> None:
         hook: object = self.cycle

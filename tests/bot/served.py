@@ -4,8 +4,6 @@ HTTP protocol (`bot.hookserver`), uvloop, the lifespan run; on a port of its own
 from __future__ import annotations
 
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -14,33 +12,22 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from bot.serve import BOT_PROTOCOL
-
-START_S = 10.0
+from tests.fakes.threaded import ThreadedServer
 
 
 @contextmanager
 def served(app: ASGIApp, http: str = BOT_PROTOCOL) -> Iterator[httpx.Client]:
     """An HTTP client of the running server (base URL set), the server stopped after."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
     config = uvicorn.Config(
         app, http=http, loop="uvloop", lifespan="on", access_log=False, log_config=None
     )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + START_S
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.01)
+    server = ThreadedServer(config, "the web app")
+    url = server.start()
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+        with httpx.Client(base_url=url, timeout=30) as client:
             yield client
     finally:
-        server.should_exit = True
-        thread.join(START_S)
-        sock.close()
+        server.stop()
 
 
 def raw_exchange(client: httpx.Client, request: bytes, answers: int) -> list[bytes]:

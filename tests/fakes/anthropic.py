@@ -31,7 +31,6 @@ import copy
 import hashlib
 import itertools
 import json
-import socket
 import threading
 import time
 from collections import deque
@@ -50,6 +49,7 @@ from tests.fakes.anthropic_cache import prompt_blocks
 from tests.fakes.anthropic_cache import prompt_bytes as prompt_bytes  # re-exported
 from tests.fakes.anthropic_cache import prompt_segments as prompt_segments  # re-exported
 from tests.fakes.anthropic_cache import shared_prefix as shared_prefix  # re-exported
+from tests.fakes.threaded import ThreadedServer
 
 CORPUS = Path(__file__).parent.parent / "corpus" / "anthropic"
 _DROP_HEADERS = {"content-length", "transfer-encoding", "connection", "content-type"}
@@ -166,8 +166,7 @@ class FakeAnthropic:
         self._in_flight: dict[object, int] = {}
         self._cached: set[bytes] = set()  # digests of the prefixes written
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server: ThreadedServer | None = None
         self.base_url = ""
 
     def push(self, *replies: Script) -> None:
@@ -259,26 +258,15 @@ class FakeAnthropic:
         }
 
     def start(self) -> FakeAnthropic:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
         app = Starlette(routes=[Route("/v1/messages", self._messages, methods=["POST"])])
         config = uvicorn.Config(app, lifespan="off", log_level="warning", http="h11")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, args=([sock],), daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the fake Anthropic server did not start")
-            time.sleep(0.01)
-        self.base_url = f"http://127.0.0.1:{port}"
+        self._server = ThreadedServer(config, "the fake Anthropic server")
+        self.base_url = self._server.start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(timeout=10)
+        if self._server is not None:
+            self._server.stop()
 
     def __enter__(self) -> FakeAnthropic:
         return self.start()

@@ -19,7 +19,6 @@ import asyncio
 import base64
 import itertools
 import json
-import socket
 import threading
 from collections import Counter
 from pathlib import Path
@@ -36,6 +35,7 @@ from tests.fakes import git_http
 from tests.fakes import github_data as data
 from tests.fakes.github_routes import ROUTES, HttpError
 from tests.fakes.github_state import Comment, Fault, Recorded, Repo
+from tests.fakes.threaded import ThreadedServer
 
 
 class Clock(Protocol):
@@ -68,8 +68,7 @@ class FakeGitHub:
         self._ids = itertools.count(1001)
         self._lock = threading.Lock()
         self.url = ""
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server: ThreadedServer | None = None
 
     # setting up
 
@@ -255,26 +254,14 @@ class FakeGitHub:
         return Starlette(routes=routes)
 
     def start(self) -> FakeGitHub:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
         config = uvicorn.Config(self.app(), log_level="warning", lifespan="off", access_log=False)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self._thread.start()
-        for _ in range(500):
-            if self._server.started:
-                return self
-            threading.Event().wait(0.01)
-        raise RuntimeError("the fake GitHub did not start")
+        self._server = ThreadedServer(config, "the fake GitHub")
+        self.url = self._server.start()
+        return self
 
     def stop(self) -> None:
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(timeout=10)
+        if self._server is not None:
+            self._server.stop()
 
     def __enter__(self) -> FakeGitHub:
         return self.start()
