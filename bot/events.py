@@ -41,7 +41,9 @@ class MalformedPayload(ValueError):
     """The body is not a JSON object with the fields the event must have."""
 
 
-@dataclass(frozen=True, slots=True)
+# Made for every delivery: slots but not frozen, which makes building one ~3x cheaper
+# (a frozen dataclass sets each field through object.__setattr__). Never mutated.
+@dataclass(slots=True)
 class Classified:
     decision: Decision
     action: str | None = None
@@ -67,7 +69,7 @@ def classify(event: str, body: bytes) -> Classified:
     return _decide(event, routed.fields())
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Fields:
     action: object
     repo: str | None

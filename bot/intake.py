@@ -48,7 +48,9 @@ _TTL = b"%d" % keys.DELIVERY_TTL_S
 _ENCODE = msgspec.json.Encoder()
 
 
-@dataclass(frozen=True, slots=True)
+# Made for every delivery: slots but not frozen, which makes building one ~3x cheaper
+# (a frozen dataclass sets each field through object.__setattr__). Never mutated.
+@dataclass(slots=True)
 class Envelope:
     """A delivery as stored: GitHub's headers that matter, the receipt time and the body."""
 

@@ -62,7 +62,9 @@ class DeliveryObserver(Protocol):
     def observe(self, event: str, decision: str | None, status: int, seconds: float) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
+# Made for every delivery: slots but not frozen, which makes building one ~3x cheaper
+# (a frozen dataclass sets each field through object.__setattr__). Never mutated.
+@dataclass(slots=True)
 class Headers:
     """The headers the receiver reads (the first of each name), as sent."""
 
@@ -90,7 +92,7 @@ class Headers:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToStore:
     """A delivery the receiver accepts: its answer waits until Redis has it."""
 
