@@ -31,6 +31,7 @@ from rq.registry import FailedJobRegistry
 from tests.e2e.environments import OFFLINE_SETTINGS, SETTINGS, share_environments
 from tests.e2e.model import ScriptedModel
 from tests.e2e.multitask import issue_of
+from tests.e2e.taskstate import describe
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.github import FakeGitHub
 from tests.fakes.keys import app_key_pair
@@ -253,10 +254,22 @@ class Harness:
             record = self.record(number)
             return record is not None and test(record)
 
-        wait_until(holds, timeout, f"task #{number} {what}", self.logs)
+        def explain() -> str:
+            return f"{self.task_state(number)}\n{self.logs()}"
+
+        wait_until(holds, timeout, f"task #{number} {what}", explain)
         record = self.record(number)
         assert record is not None
         return record
+
+    def task_state(self, number: int) -> str:
+        """Where the task stands in Redis (tests/e2e/taskstate.py)."""
+        assert self.redis_server is not None
+        client = redis.Redis.from_url(self.redis_server.url)
+        try:
+            return describe(client, QUEUE, task_key(REPO, number))
+        finally:
+            client.close()
 
     def failed_jobs(self) -> list[str]:
         """Every RQ job that failed (its id and the last line of its error)."""
