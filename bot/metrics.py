@@ -38,6 +38,7 @@ MAX_TASKS = 5000
 # every Prometheus version reads it.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
+_BOUNDS = (*map(floatToGoString, LATENCY_BUCKETS), "+Inf")  # the buckets' `le` labels
 KNOWN_EVENTS = frozenset({*EVENT_ACTIONS, "ping"})
 
 
@@ -85,11 +86,10 @@ class ReceiverMetrics(Collector):
         for labels, count in list(self._answers.items()):
             deliveries.add_metric(labels, count)
         yield deliveries
-        cumulative = list(accumulate(self._buckets))
-        bounds = [*map(floatToGoString, LATENCY_BUCKETS), "+Inf"]
+        cumulative = accumulate(self._buckets)
         yield HistogramMetricFamily(
             "agentium_webhook_duration_seconds", "Time to answer a webhook delivery",
-            buckets=list(zip(bounds, cumulative, strict=True)), sum_value=self._seconds,
+            buckets=list(zip(_BOUNDS, cumulative, strict=True)), sum_value=self._seconds,
         )  # fmt: skip
 
 

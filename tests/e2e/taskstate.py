@@ -47,15 +47,20 @@ def describe(client: redis.Redis, queue_name: str, key: str) -> str:
         "scheduled": queue.scheduled_job_registry.get_job_ids(),
         "intermediate": queue.intermediate_queue.get_job_ids(),
     }
-    prefix = step_job_id(key, 0).rsplit("-", 1)[0]
+    prefix = _job_prefix(key)
     for name, ids in registries.items():
         lines.append(f"{name}: {[i for i in ids if i.startswith(prefix)]}")
     return "\n".join(lines)
 
 
+def _job_prefix(key: str) -> str:
+    """What the ids of all the task's step jobs start with (``step-<digest>``)."""
+    return step_job_id(key, 0).rsplit("-", 1)[0]
+
+
 def _step_jobs(client: redis.Redis, key: str) -> list[str]:
-    prefix = step_job_id(key, 0).rsplit("-", 1)[0]
-    found = sorted(k.decode() for k in client.scan_iter(f"rq:job:{prefix}*", count=1000))
+    pattern = f"rq:job:{_job_prefix(key)}*"
+    found = sorted(k.decode() for k in client.scan_iter(pattern, count=1000))
     return [k.removeprefix("rq:job:") for k in found if k.count(":") == 2][:MAX_JOBS]
 
 
