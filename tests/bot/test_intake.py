@@ -11,7 +11,7 @@ from redis.asyncio import Redis as AsyncRedis
 
 import bot.intake
 from bot.intake import Envelope, Intake, decode_entry
-from bot.redis_call import SoleConnection, pack
+from bot.redis_call import SoleConnection
 from config import keys
 from config.wire import DeliveryMeta
 
@@ -75,13 +75,6 @@ async def test_every_waiter_of_a_failed_write_gets_the_error() -> None:
     finally:
         await client.aclose()
     assert all(isinstance(result, (redis.RedisError, OSError)) for result in results)
-
-
-def test_pack_writes_resp_with_long_arguments_as_their_own_buffers() -> None:
-    long = b"y" * 5000
-    parts = pack([b"SET", b"k", long])
-    assert b"".join(parts) == b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5000\r\n" + long + b"\r\n"
-    assert any(part is long for part in parts)  # not copied
 
 
 def test_an_entry_is_the_wire_model_the_workers_read() -> None:
