@@ -31,6 +31,7 @@ from bot.resp import Incomplete, Reply, pack, parse
 ATTEMPTS = 3  # a connection a Redis restart closed is replaced at once
 BACKOFF_S = (0.01, 0.05)
 REPLY_TIMEOUT_S = 5.0  # when the client sets no socket timeout
+MAX_REPLY = 1 << 20  # the intake's replies are a few bytes per delivery
 
 
 class SoleConnection:
@@ -118,6 +119,8 @@ class _Link(asyncio.Protocol):
         try:
             reply, end = parse(self._buffer)
         except Incomplete:
+            if len(self._buffer) > MAX_REPLY:
+                self._fail(InvalidResponse(f"a reply longer than {MAX_REPLY} bytes"))
             return
         except InvalidResponse as exc:
             self._fail(exc)

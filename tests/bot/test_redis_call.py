@@ -25,7 +25,7 @@ from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from bot.redis_call import ATTEMPTS, SoleConnection
+from bot.redis_call import ATTEMPTS, MAX_REPLY, SoleConnection
 from bot.resp import Incomplete, parse
 
 # What the fake server does when it gets a command that is not part of redis-py's
@@ -130,13 +130,15 @@ async def test_a_silent_redis_times_out_each_attempt_on_a_new_connection() -> No
     [
         b"%2\r\n",  # not a reply type
         b":1\r\n:1\r\n",  # a reply nobody asked for after the one asked for
+        b"$99999999\r\n" + b"x" * (MAX_REPLY + 1),  # a reply past any the intake gets
         b"close",
     ],
 )
 async def test_a_broken_connection_is_dropped_and_the_command_sent_again(bad: bytes) -> None:
     handler, server, url = await started(lambda number: bad if number == 0 else b":7\r\n")
-    client = AsyncRedis.from_url(url, socket_timeout=1.0)
+    client = AsyncRedis.from_url(url, socket_timeout=5.0)
     sole = SoleConnection(client)
+    started_at = time.monotonic()
     try:
         reply = await sole.call([b"EVAL", b"return 7", b"0"])
         if bad.startswith(b":1"):  # the first reply was whole: the extra bytes break the next
@@ -147,6 +149,7 @@ async def test_a_broken_connection_is_dropped_and_the_command_sent_again(bad: by
         await client.aclose()
         server.close()
     assert handler.connections == 2
+    assert time.monotonic() - started_at < 2.5  # found out at once, not by the timeout
 
 
 def _self_signed(directory: Path) -> tuple[Path, Path]:
