@@ -57,8 +57,10 @@ class SoleConnection:
         raise AssertionError("unreachable")
 
     async def _connect(self) -> _Link:
-        if self._link is not None and not self._link.closed:
-            return self._link
+        if self._link is not None:
+            if not self._link.closed:
+                return self._link
+            await self._drop()  # lost while idle: redis-py still takes it for open
         if self._connection is None:
             pool = self._redis.connection_pool
             # Kept for good, closed with the pool; the checkout connects it.

@@ -13,6 +13,7 @@ from redis.exceptions import InvalidResponse, ResponseError
 
 _INLINE = 1024  # longer arguments are written as buffers of their own
 MAX_LINE = 64 * 1024  # a reply's header or simple line; longer is not Redis speaking
+MAX_DEPTH = 8  # arrays within arrays; the intake's reply has one level
 
 Reply = int | bytes | None | ResponseError | list["Reply"]
 
@@ -37,7 +38,7 @@ def pack(args: Sequence[bytes]) -> list[bytes]:
     return parts
 
 
-def parse(buffer: bytes | bytearray, start: int = 0) -> tuple[Reply, int]:
+def parse(buffer: bytes | bytearray, start: int = 0, depth: int = 0) -> tuple[Reply, int]:
     """The reply that starts at `start`, and where it ends. An error reply is returned as a
     ResponseError (inside an array too); raises Incomplete, or InvalidResponse for bytes
     that are not a reply."""
@@ -58,7 +59,9 @@ def parse(buffer: bytes | bytearray, start: int = 0) -> tuple[Reply, int]:
     if kind == 0x24:  # '$' bulk string
         return _bulk(buffer, _int(line), after)
     if kind == 0x2A:  # '*' array
-        return _array(buffer, _int(line), after)
+        if depth == MAX_DEPTH:
+            raise InvalidResponse(f"arrays nested deeper than {MAX_DEPTH}")
+        return _array(buffer, _int(line), after, depth + 1)
     raise InvalidResponse(f"unexpected reply type {chr(kind)!r}")
 
 
@@ -68,15 +71,17 @@ def _bulk(buffer: bytes | bytearray, size: int, start: int) -> tuple[Reply, int]
     stop = start + size
     if len(buffer) < stop + 2:
         raise Incomplete
+    if buffer[stop : stop + 2] != b"\r\n":
+        raise InvalidResponse("a bulk string longer than it said")
     return bytes(buffer[start:stop]), stop + 2
 
 
-def _array(buffer: bytes | bytearray, count: int, start: int) -> tuple[Reply, int]:
+def _array(buffer: bytes | bytearray, count: int, start: int, depth: int) -> tuple[Reply, int]:
     if count < 0:
         return None, start
     items: list[Reply] = []
     for _ in range(count):
-        item, start = parse(buffer, start)
+        item, start = parse(buffer, start, depth)
         items.append(item)
     return items, start
 

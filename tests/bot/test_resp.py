@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from redis.exceptions import InvalidResponse, ResponseError
 
-from bot.resp import MAX_LINE, Incomplete, pack, parse
+from bot.resp import MAX_DEPTH, MAX_LINE, Incomplete, pack, parse
 
 INTEGERS = b"*3\r\n:1\r\n:0\r\n:1\r\n"
 
@@ -32,6 +32,7 @@ def test_the_intakes_reply_is_its_integers_and_where_it_ends() -> None:
         (b"*-1\r\n", None),
         (b"*0\r\n", []),
         (b"*2\r\n*1\r\n:-3\r\n$0\r\n\r\n", [[-3], b""]),
+        (b"*1\r\n" * (MAX_DEPTH - 1) + b"*0\r\n", [[[[[[[[]]]]]]]]),
     ],
 )
 def test_plain_replies(raw: bytes, reply: object) -> None:
@@ -53,7 +54,17 @@ def test_every_cut_short_reply_is_incomplete(raw: bytes) -> None:
             parse(raw[:cut])
 
 
-@pytest.mark.parametrize("raw", [b"%1\r\n", b":one\r\n", b"*x\r\n", b"$1O\r\nab\r\n"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"%1\r\n",
+        b":one\r\n",
+        b"*x\r\n",
+        b"$1O\r\nab\r\n",
+        b"$1\r\nab\r\n",  # longer than its length says
+        b"*1\r\n" * (MAX_DEPTH + 1) + b":1\r\n",
+    ],
+)
 def test_bytes_that_are_no_reply_are_refused(raw: bytes) -> None:
     with pytest.raises(InvalidResponse):
         parse(raw)
