@@ -32,6 +32,7 @@ ATTEMPTS = 3  # a connection a Redis restart closed is replaced at once
 BACKOFF_S = (0.01, 0.05)
 REPLY_TIMEOUT_S = 5.0  # when the client sets no socket timeout
 MAX_REPLY = 1 << 20  # the intake's replies are a few bytes per delivery
+_UNASKED = "Redis sent bytes nobody asked for"
 
 
 class SoleConnection:
@@ -92,8 +93,11 @@ class _Link(asyncio.Protocol):
         self._buffer = bytearray()
         self._waiter: asyncio.Future[Reply] | None = None
         self._previous = transport.get_protocol()  # redis-py's, told of the loss
-        self.closed = transport.is_closing()
         transport.set_protocol(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._transport.is_closing()
 
     async def call(self, packed: list[bytes]) -> Reply:
         if self.closed:
@@ -116,7 +120,7 @@ class _Link(asyncio.Protocol):
         self._buffer += data
         waiter = self._waiter
         if waiter is None or waiter.done():
-            self._fail(InvalidResponse("Redis sent bytes nobody asked for"))
+            self._fail(InvalidResponse(_UNASKED))
             return
         try:
             reply, end = parse(self._buffer)
@@ -130,7 +134,7 @@ class _Link(asyncio.Protocol):
         del self._buffer[:end]
         waiter.set_result(reply)
         if self._buffer:  # more than was asked for: every later reply would be misread
-            self._fail(InvalidResponse("Redis sent bytes nobody asked for"))
+            self._fail(InvalidResponse(_UNASKED))
 
     def eof_received(self) -> bool:
         self._fail(RedisConnectionError("Redis closed the connection"))
@@ -146,7 +150,6 @@ class _Link(asyncio.Protocol):
 
     def _fail(self, exc: Exception) -> None:
         """Nothing more can be read right on this connection: it is closed, and made again."""
-        self.closed = True
         self._transport.close()
         waiter = self._waiter
         if waiter is not None and not waiter.done():

@@ -31,7 +31,7 @@ from rq.registry import FailedJobRegistry
 from tests.e2e.environments import OFFLINE_SETTINGS, SETTINGS, share_environments
 from tests.e2e.model import ScriptedModel
 from tests.e2e.multitask import issue_of
-from tests.e2e.taskstate import describe
+from tests.e2e.taskstate import describe, last_error
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.github import FakeGitHub
 from tests.fakes.keys import app_key_pair
@@ -224,13 +224,18 @@ class Harness:
         return self.http.post(url, content=body, headers=headers)
 
     @contextlib.contextmanager
-    def _store(self) -> Iterator[TaskStore]:
+    def _client(self) -> Iterator[redis.Redis]:
         assert self.redis_server is not None
         client = redis.Redis.from_url(self.redis_server.url)
         try:
-            yield TaskStore(client)
+            yield client
         finally:
             client.close()
+
+    @contextlib.contextmanager
+    def _store(self) -> Iterator[TaskStore]:
+        with self._client() as client:
+            yield TaskStore(client)
 
     def record(self, number: int) -> TaskRecord | None:
         with self._store() as store:
@@ -264,28 +269,18 @@ class Harness:
 
     def task_state(self, number: int) -> str:
         """Where the task stands in Redis (tests/e2e/taskstate.py)."""
-        assert self.redis_server is not None
-        client = redis.Redis.from_url(self.redis_server.url)
-        try:
+        with self._client() as client:
             return describe(client, QUEUE, task_key(REPO, number))
-        finally:
-            client.close()
 
     def failed_jobs(self) -> list[str]:
         """Every RQ job that failed (its id and the last line of its error)."""
-        assert self.redis_server is not None
-        client = redis.Redis.from_url(self.redis_server.url)
-        try:
+        with self._client() as client:
             queue = Queue(QUEUE, connection=client)
             found = []
             for job_id in FailedJobRegistry(queue=queue).get_job_ids():
                 job = queue.fetch_job(job_id)
-                result = job.latest_result() if job is not None else None
-                error = (result.exc_string or "").strip().splitlines() if result else []
-                found.append(f"{job_id}: {error[-1] if error else '?'}")
+                found.append(f"{job_id}: {last_error(job) if job is not None else '?'}")
             return found
-        finally:
-            client.close()
 
     def logs(self) -> str:
         return "\n".join(

@@ -78,6 +78,12 @@ def _job(client: redis.Redis, job_id: str) -> str:
     if result is None:
         return line
     if result.type == Result.Type.FAILED:
-        error = (result.exc_string or "").strip().splitlines()[-1:]
-        return f"{line}, failed: {error[0][:200] if error else ''}"
+        return f"{line}, failed: {last_error(job)[:200]}"
     return f"{line}, {result.type.name.lower()}: {result.return_value!r:.80}"
+
+
+def last_error(job: Job) -> str:
+    """The last line of the job's latest failure ('?' when it has none)."""
+    result = job.latest_result()
+    lines = (result.exc_string or "").strip().splitlines() if result else []
+    return lines[-1] if lines else "?"
