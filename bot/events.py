@@ -12,6 +12,10 @@ from enum import StrEnum
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
+
+from bot import projection
+from bot.projection import Projection
 
 # event -> the actions the bot acts on (None: every action).
 EVENT_ACTIONS: dict[str, frozenset[str] | None] = {
@@ -52,21 +56,27 @@ class Classified:
 
 
 def classify(event: str, body: bytes) -> Classified:
-    """Decide from the event name first (no parse for ignored events), then the payload.
+    """The decision alone (see :func:`read`)."""
+    return read(event, body)[0]
 
-    Only the fields the decision needs are decoded (`_Routed`, skipping the rest of the
-    body unbuilt); a payload whose fields are not of the usual types falls back to the
-    full parse, so both paths decide alike.
+
+def read(event: str, body: bytes) -> tuple[Classified, Projection | None]:
+    """Decide from the event name first (no parse for ignored events), then the payload;
+    with the decision, what the bot reads of the payload (``bot.projection``).
+
+    Only those fields are decoded, the rest of the body is skipped unbuilt. A payload
+    whose fields are not of the usual types is decided by the full parse instead, so both
+    paths decide alike, and has no projection (None): it is stored whole.
     """
     if event not in EVENT_ACTIONS:
-        return Classified(Decision.IGNORED_EVENT)
+        return Classified(Decision.IGNORED_EVENT), None
     try:
         if not body.isascii():
             body.decode("utf-8", "surrogatepass")  # what json.loads accepts; msgspec skips
-        routed = _ROUTED.decode(body)
+        projected = projection.decode(body)
     except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError):
-        return _decide(event, _from_payload(_load_object(body)))
-    return _decide(event, routed.fields())
+        return _decide(event, _from_payload(_load_object(body))), None
+    return _decide(event, _routed(projected)), projected
 
 
 @dataclass(slots=True)
@@ -79,46 +89,29 @@ class _Fields:
     on_pull_request: bool = False  # an issue_comment on a pull request
 
 
-class _Sender(msgspec.Struct):
-    type: str | None = None
+def _routed(payload: Projection) -> _Fields:
+    """The fields the decision reads (an UNSET field, like a null, is not there)."""
+    repo, issue, sender, comment = (
+        payload.repository,
+        payload.issue,
+        payload.sender,
+        payload.comment,
+    )
+    numbers = [item.number for item in (issue, payload.pull_request) if item]
+    body = comment.body if isinstance(comment, projection.Comment) else None
+    return _Fields(
+        action=payload.action,
+        repo=_str(repo.full_name) if isinstance(repo, projection.Repository) else None,
+        issue=next((number for number in numbers if isinstance(number, int)), None),
+        sender_is_bot=isinstance(sender, projection.User) and sender.type == "Bot",
+        comment=_str(body) or "",
+        on_pull_request=isinstance(issue, projection.Issue)
+        and issue.pull_request not in (None, UNSET),
+    )
 
 
-class _Repository(msgspec.Struct):
-    full_name: str | None = None
-
-
-class _Numbered(msgspec.Struct):
-    number: int | None = None
-    pull_request: dict[str, object] | None = None
-
-
-class _Comment(msgspec.Struct):
-    body: str | None = None
-
-
-class _Routed(msgspec.Struct):
-    """The payload as far as routing reads it; every other field is skipped."""
-
-    action: str | None = None
-    sender: _Sender | None = None
-    repository: _Repository | None = None
-    issue: _Numbered | None = None
-    pull_request: _Numbered | None = None
-    comment: _Comment | None = None
-
-    def fields(self) -> _Fields:
-        numbers = (item.number for item in (self.issue, self.pull_request) if item is not None)
-        return _Fields(
-            action=self.action,
-            repo=self.repository.full_name if self.repository else None,
-            issue=next((n for n in numbers if n is not None), None),
-            sender_is_bot=self.sender is not None and self.sender.type == "Bot",
-            comment=(self.comment.body or "") if self.comment else "",
-            on_pull_request=self.issue is not None and self.issue.pull_request is not None,
-        )
-
-
-_ROUTED = msgspec.json.Decoder(_Routed)
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _decide(event: str, fields: _Fields) -> Classified:

@@ -6,8 +6,9 @@ key and a small entry (delivery id, event, action, time) on the intake list. Eve
 submitter waits for the batch that holds its delivery, so a delivery is in Redis before
 its 202, and each learns whether its id was new. With one request in flight this is one
 round trip per delivery, as before; under load, one per batch, a few batches at once.
-The dispatcher turns intake entries into RQ jobs off the request path; the body is
-written once and read by the worker that handles the delivery.
+The dispatcher turns intake entries into RQ jobs off the request path; the body (what
+the bot reads of it, ``bot.projection``) is written once and read by the worker that
+handles the delivery.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
-from bot.events import Classified, Decision, MalformedPayload, classify
+from bot import events, projection
+from bot.events import Classified, Decision, MalformedPayload
 from bot.intake import Envelope, Intake
 from bot.logs import log_line
 from bot.signature import SignatureCheck
@@ -156,13 +157,14 @@ class WebhookReceiver:
         if event == "ping":
             return 200, _DECIDED[Decision.PING], Classified(Decision.PING)
         try:
-            classified = classify(event, body)
+            classified, read = events.read(event, body)
         except MalformedPayload as exc:
             return error_answer(400, str(exc))
         if classified.decision is not Decision.ENQUEUED:
             return 202, _DECIDED[classified.decision], classified
         delivery = headers.delivery.decode()
-        envelope = Envelope(delivery, event, classified.action, time.time(), body)
+        stored = body if read is None else projection.encode(read)
+        envelope = Envelope(delivery, event, classified.action, time.time(), stored)
         return ToStore(envelope, classified)
 
     def settle(self, stored: ToStore, new: bool | BaseException) -> Answer:

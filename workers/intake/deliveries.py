@@ -1,6 +1,7 @@
 """Stored deliveries to applied intents: each delivery decided and applied once.
 
-The receiver stored the body under ``keys.delivery_body``; the dispatcher hands a batch
+The receiver stored the body under ``keys.delivery_body`` (what the bot reads of it:
+``bot.projection``, read here as the whole body would be); the dispatcher hands a batch
 of entries (:class:`config.wire.DeliveryMeta`) to one job. A delivery is decided (what it
 means for the bot) and applied (on the task store) once: a "handled" marker makes a
 repeated job harmless, and the body is dropped once the delivery is handled.
