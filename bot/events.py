@@ -55,11 +55,6 @@ class Classified:
     issue: int | None = None
 
 
-def classify(event: str, body: bytes) -> Classified:
-    """The decision alone (see :func:`read`)."""
-    return read(event, body)[0]
-
-
 def read(event: str, body: bytes) -> tuple[Classified, Projection | None]:
     """Decide from the event name first (no parse for ignored events), then the payload;
     with the decision, what the bot reads of the payload (``bot.projection``).

@@ -28,24 +28,15 @@ def _models(annotation: object, base: type) -> list[type]:
     return found
 
 
-def _pydantic_shape(model: type[BaseModel]) -> dict[str, Any]:
-    hints = typing.get_type_hints(model)
-    return {
-        name: [_pydantic_shape(sub) for sub in _models(hints[name], BaseModel)]
-        for name in model.model_fields
-    }
-
-
-def _msgspec_shape(struct: type[msgspec.Struct]) -> dict[str, Any]:
-    hints = typing.get_type_hints(struct)
-    return {
-        name: [_msgspec_shape(sub) for sub in _models(hints[name], msgspec.Struct)]
-        for name in struct.__struct_fields__
-    }
+def _shape(cls: type, base: type) -> dict[str, Any]:
+    """Field names, down through the nested classes (pydantic models or msgspec structs)."""
+    hints = typing.get_type_hints(cls)
+    names = cls.model_fields if base is BaseModel else cls.__struct_fields__  # type: ignore[attr-defined]
+    return {name: [_shape(sub, base) for sub in _models(hints[name], base)] for name in names}
 
 
 def test_the_projection_has_every_field_the_worker_reads() -> None:
-    assert _msgspec_shape(projection.Projection) == _pydantic_shape(Event)
+    assert _shape(projection.Projection, msgspec.Struct) == _shape(Event, BaseModel)
 
 
 def read_by_worker(body: bytes) -> Event | str:
