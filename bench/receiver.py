@@ -9,8 +9,9 @@ and the dispatcher):
 
 1. closed loop, 16 keep-alive connections, alternating bare / receiver rounds: rates;
 2. the receiver at fixed open-loop rates (500 and 1,000/s): p50 and p99 latency;
-3. the highest open-loop rate the receiver sustains with p99 < 20 ms, no error and
-   nothing lost (a search), and its ratio to the bare app's rate.
+3. the highest open-loop rate each server keeps up with, p99 < 20 ms and no error (and,
+   for the receiver, nothing lost or stored twice): the two searched alike, a step of
+   each in turn (bench/search.py); the receiver's rate as a fraction of the bare app's.
 
 After every receiver run the dispatcher is given time to empty the intake and Redis is
 checked: every accepted delivery stored, none stored twice. Redis (embedded unless
@@ -39,6 +40,7 @@ from rq import Queue
 from rq.job import Job
 
 from bench.receiver_report import Summary, report
+from bench.search import Result, Search, Step, alternate, kept_up, sustained
 from bench.servers import (
     BARE_COMMAND,
     DISPATCH_COMMAND,
@@ -59,11 +61,9 @@ from bot.intake import decode_entry
 from config import keys
 from config.settings import load_settings
 
-TARGET_P99_MS = 20.0
 DISPATCH_TIMEOUT_S = 120.0
 LOADGEN_DRAIN_S = 30.0
 POLL_S = 0.1
-SEARCH_STEPS = 6
 
 
 @dataclass(frozen=True)
@@ -185,37 +185,10 @@ class Bench:
             compact_aof(self.client)
         return _drop_ids(result)
 
-    def search(self, port: int, passed: list[dict[str, Any]], cap: float) -> list[dict[str, Any]]:
-        """Open-loop runs from the best fixed rate: up by half until one fails (at most to
-        `cap`, then by 10%), then halve the gap; SEARCH_STEPS runs at most."""
-        good = max((r["offered_rate"] for r in passed if sustained(r)), default=0.0)
-        bad = float("inf")
-        runs: list[dict[str, Any]] = []
-        rate = _higher(good, cap)
-        for _ in range(SEARCH_STEPS):
-            kept = self._try(port, rate, runs)
-            good, bad = (rate, bad) if kept else (good, rate)
-            if bad / max(good, 1.0) < 1.08:
-                break
-            rate = _higher(good, cap) if bad == float("inf") else (good + bad) / 2
-        return runs
-
-    def _try(self, port: int, rate: float, runs: list[dict[str, Any]]) -> bool:
-        """One search step; a failed one is measured once more (a machine shared with
-        other work has bursts that are not the receiver's), and fails if both fail."""
-        for _ in range(2):
-            _progress(f"search: receiver at {rate:.0f}/s for {self.options.search_duration:g} s")
-            result = self.open(port, round(rate), self.options.search_duration)
-            runs.append(result)
-            if sustained(result):
-                return True
-        return False
-
-
-def _higher(good: float, cap: float) -> float:
-    """The next rate to try above a sustained one: half again, but not past `cap` (the
-    closed-loop rate) unless `good` is already near it."""
-    return max(min(good * 1.5, cap), good * 1.1, 100.0)
+    def open_unchecked(self, port: int, rate: float, duration: float) -> dict[str, Any]:
+        """An open-loop run of the bare app, which stores nothing to check."""
+        pace = ["--rate", str(rate)]
+        return _drop_ids(self.load(port, pace, duration, self.options.open_connections))
 
 
 def hold_aof_rewrites(client: Redis) -> None:
@@ -245,18 +218,6 @@ def _persistence(client: Redis) -> dict[str, Any]:
     return cast("dict[str, Any]", client.info("persistence"))
 
 
-def sustained(result: dict[str, Any]) -> bool:
-    """Kept up with: p99 under the target, no error, nothing lost or stored twice."""
-    failures = sum(result["rejected"].values()) + sum(result["errors"].values())
-    return (
-        result["latency_ms"]["p99"] < TARGET_P99_MS
-        and result["achieved_rate"] >= 0.98 * result["offered_rate"]
-        and not failures
-        and not result["lost"]
-        and not result["duplicates_enqueued"]
-    )
-
-
 def _drop_ids(result: dict[str, Any]) -> dict[str, Any]:
     result.pop("accepted_ids", None)
     result.pop("duplicate_ids", None)
@@ -282,9 +243,29 @@ def run(bench: Bench, bare: Server, web: Server) -> Summary:
     for rate in options.rates:
         _progress(f"receiver at {rate}/s for {options.duration:g} s")
         fixed.append(bench.open(web.port, rate, options.duration))
-    closed_rate = statistics.median(r["achieved_rate"] for r in web_runs)
-    searched = bench.search(web.port, fixed, closed_rate)
-    return Summary(bare_runs, web_runs, fixed, searched)
+    searches = _searches(bench, bare, web, bare_runs, web_runs)
+    alternate(searches)
+    (bare_search, _), (web_search, _) = searches
+    return Summary(bare_runs, web_runs, fixed, web_search.runs, bare_search.runs)
+
+
+def _searches(
+    bench: Bench, bare: Server, web: Server, bare_runs: list[Result], web_runs: list[Result]
+) -> list[tuple[Search, Step]]:
+    """The bare app's search and the receiver's, each from its own closed-loop rate."""
+    seconds = bench.options.search_duration
+
+    def bare_step(rate: int) -> Result:
+        _progress(f"search: bare app at {rate}/s for {seconds:g} s")
+        return bench.open_unchecked(bare.port, rate, seconds)
+
+    def web_step(rate: int) -> Result:
+        _progress(f"search: receiver at {rate}/s for {seconds:g} s")
+        return bench.open(web.port, rate, seconds)
+
+    bare_cap = statistics.median(r["achieved_rate"] for r in bare_runs)
+    web_cap = statistics.median(r["achieved_rate"] for r in web_runs)
+    return [(Search(bare_cap, kept_up), bare_step), (Search(web_cap, sustained), web_step)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
