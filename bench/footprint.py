@@ -15,7 +15,7 @@ the time measured is the bot's own):
 2. `--tasks` short tasks on `--workers` workers: the data directory's disk use (checkouts
    and state copies; environments apart) once they finished, and again after the workers'
    sweep of old checkouts (CHECKOUT_TTL_S=60); and the machine's copy of the repository
-   with its spare checkout (``DATA_DIR/git-cache``, kept).
+   with its spare checkout (``DATA_DIR/git-cache``), swept too (GIT_CACHE_TTL_S=60).
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ class Figures:
     disk_after_tasks_kb: int
     disk_after_sweep_kb: int
     git_cache_kb: int
+    git_cache_after_sweep_kb: int
 
 
 def long_scenario() -> str:
@@ -138,11 +139,12 @@ def long_task(root: Path) -> tuple[int, int, int, float]:
         return calls, task_bytes(bot, LONG_ISSUE), largest, spent
 
 
-def many_tasks(root: Path, count: int, workers: int) -> tuple[int, int, int]:
+def many_tasks(root: Path, count: int, workers: int) -> tuple[int, int, int, int]:
     scenario = root / "short.yml"
     scenario.write_text(SHORT_SIMPLE)
     router = TaskRouter()
     settings = {"CHECKOUT_TTL_S": str(TTL_S), "CHECKOUT_SWEEP_EVERY_S": "10"}
+    settings["GIT_CACHE_TTL_S"] = str(TTL_S)
     with Harness(root / "many", workers=workers, settings=settings) as bot:
         assert bot.llm is not None
         bot.llm.push(*[router] * (count * 20))
@@ -154,17 +156,17 @@ def many_tasks(root: Path, count: int, workers: int) -> tuple[int, int, int]:
         for number in numbers:
             bot.wait_finished(number, timeout=600)
         data = root / "many" / "data"
-        after_tasks = disk_kb(data)
+        after_tasks, cache = disk_kb(data), disk_kb(data, ("git-cache",))
         time.sleep(TTL_S + 25)  # unused for the TTL, then a sweep
-        return after_tasks, disk_kb(data), disk_kb(data, ("git-cache",))
+        return after_tasks, disk_kb(data), cache, disk_kb(data, ("git-cache",))
 
 
 def measure(root: Path, tasks: int, workers: int) -> Figures:
     calls, redis_bytes, largest, cpu = long_task(root)
-    after_tasks, after_sweep, cache = many_tasks(root, tasks, workers)
+    after_tasks, after_sweep, cache, cache_after_sweep = many_tasks(root, tasks, workers)
     return Figures(
         sum(LIMITS.values()), calls, redis_bytes, largest, round(cpu / calls * 1000, 1),
-        tasks, workers, after_tasks, after_sweep, cache,
+        tasks, workers, after_tasks, after_sweep, cache, cache_after_sweep,
     )  # fmt: skip
 
 
@@ -179,7 +181,7 @@ def report(f: Figures) -> str:
             f"{f.tasks} tasks on {f.workers} workers: checkouts and state copies "
             f"{f.disk_after_tasks_kb:,} KB when they finished, {f.disk_after_sweep_kb:,} KB "
             f"after the workers' sweep; the machine's copy of the repository and its spare "
-            f"checkout (kept): {f.git_cache_kb:,} KB",
+            f"checkout {f.git_cache_kb:,} KB, {f.git_cache_after_sweep_kb:,} KB after it",
         ]
     )
 

@@ -145,7 +145,16 @@ class Settings(BaseSettings):
         default=300.0,
         ge=10,
         le=86400,
-        description="Seconds between a worker's sweeps for unused checkouts (10..86400).",
+        description="Seconds between a worker's sweeps for unused checkouts and repository "
+        "copies (10..86400).",
+    )
+    git_cache_ttl_s: float = Field(
+        default=7 * 86400.0,
+        ge=60,
+        le=365 * 86400,
+        description="A worker removes the machine's copy of a repository and its spare "
+        "checkouts (DATA_DIR/git-cache) once no task has used them this long "
+        "(60..31536000); the next task of that repository clones it over the network.",
     )
     dashboard_token: SecretStr | None = Field(
         default=None,

@@ -39,3 +39,28 @@ def test_maintenance_removes_an_ended_tasks_old_checkout(
 
     assert not paths[1].exists()  # finished, unused for two minutes
     assert paths[2].exists()  # still active
+
+
+def test_maintenance_removes_a_repository_copy_unused_past_its_ttl(
+    redis_url: str, redis_client: object, tmp_path: Path
+) -> None:
+    settings = load_settings(
+        {"REDIS_URL": redis_url, "DATA_DIR": str(tmp_path), "GIT_CACHE_TTL_S": "3600"},
+        env_file=None,
+    )
+    worker = new_worker(settings, name="maintenance-copies-test")
+    cache = tmp_path / "git-cache"
+    for name in ("o__old", "o__new"):
+        (cache / f"{name}.git" / "objects").mkdir(parents=True)
+        (cache / f"{name}.spares").mkdir()
+        (cache / f"{name}.used").touch()
+    old = time.time() - 7200
+    os.utime(cache / "o__old.used", (old, old))
+
+    worker.run_maintenance_tasks()
+
+    assert sorted(path.name for path in cache.iterdir()) == [
+        "o__new.git",
+        "o__new.spares",
+        "o__new.used",
+    ]

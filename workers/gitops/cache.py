@@ -11,7 +11,8 @@ cloned from the remote, before any agent ran in it, and a clone from it is check
 the remote's answer. Checkouts share its object files (hard links); agents cannot write
 them (a checkout's ``.git`` is read-only in the sandbox, whose user owns none of them,
 and the file tools refuse it). Every failure of the copy falls back to the network: it can
-make a step faster, never wrong. To start afresh, remove ``DATA_DIR/git-cache``.
+make a step faster, never wrong. To start afresh, remove ``DATA_DIR/git-cache``; a copy
+no task has used for a week is removed by the workers (``workers.gitops.cache_sweep``).
 
 Spares: a task's first step, once its model call is on its way, clones one checkout ahead
 from the copy (``DATA_DIR/git-cache/<repo>.spares``), which the next task's first step
@@ -30,6 +31,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers.gitops.cache_sweep import touch_used
 from workers.gitops.runner import Git, GitError
 
 log = logging.getLogger("agentium.git")
@@ -91,6 +93,7 @@ class RepoCache:
     def check_out(self, dest: Path, branch: str, config: tuple[str, ...], url: str) -> str | None:
         """``branch`` at ``dest`` with ``config`` set and ``url`` as its origin: a spare
         taken, or a clone of the copy; its commit, or None when the copy failed."""
+        touch_used(self.path)
         head = self._take_spare(dest, _tag(branch, config, url))
         return head or self._clone_for(dest, branch, config, url)
 
@@ -106,7 +109,10 @@ class RepoCache:
         making = spares / f".making-{uuid.uuid4().hex}"
         head = self._clone_for(making, branch, config, url)
         if head is not None:
-            making.replace(spares / f"{head}-{tag}-{uuid.uuid4().hex[:8]}")
+            try:
+                making.replace(spares / f"{head}-{tag}-{uuid.uuid4().hex[:8]}")
+            except OSError:  # the copy was swept meanwhile (workers.gitops.cache_sweep)
+                shutil.rmtree(making, ignore_errors=True)
 
     def _take_spare(self, dest: Path, tag: str) -> str | None:
         """Move a fitting spare to ``dest`` (a rename: no other step can take it too)."""
@@ -135,6 +141,7 @@ class RepoCache:
     def feed(self, checkout: Path, branch: str) -> None:
         """Make the copy hold ``branch`` as a fresh network clone at ``checkout`` has it
         (``refs/remotes/origin/<branch>``). Best effort: a failure is logged, no more."""
+        touch_used(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if not (self.path / "objects").is_dir():

@@ -28,6 +28,8 @@ from rq.worker import WorkerStatus
 from config.settings import Settings
 from workers.engine.leftovers import LeftoverSweep
 from workers.engine.session import TASKS
+from workers.gitops.cache import CACHE
+from workers.gitops.cache_sweep import CacheSweep
 from workers.gitops.workspace import WORKSPACES
 from workers.processes.inline import Heartbeats, runs_inline
 from workers.processes.warmhorse import WarmHorse
@@ -45,12 +47,15 @@ STOP = (signal.SIGTERM, signal.SIGINT)
 
 class AgentiumWorker(Worker):
     leftovers: LeftoverSweep | None = None  # this machine's old checkouts, swept between jobs
+    copies: CacheSweep | None = None  # this machine's unused repository copies, likewise
     warm_horses = True  # fork each job's work-horse ahead of it (workers/processes/warmhorse.py)
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()  # type: ignore[no-untyped-call]
         if self.leftovers is not None:
             self.leftovers.maybe_run()
+        if self.copies is not None:
+            self.copies.maybe_run()
 
     warm: WarmHorse | None = None  # the next job's work-horse, forked while idle
 
@@ -110,6 +115,7 @@ def new_worker(settings: Settings, name: str | None) -> AgentiumWorker:
         job_monitoring_interval=MONITOR_EVERY_S,
     )
     worker.leftovers = leftover_sweep(settings, TaskStore(connection))
+    worker.copies = cache_sweep(settings)
     return worker
 
 
@@ -120,6 +126,13 @@ def leftover_sweep(settings: Settings, store: TaskStore) -> LeftoverSweep:
         roots=(data / WORKSPACES, data / TASKS),
         ttl_s=settings.checkout_ttl_s,
         every_s=settings.checkout_sweep_every_s,
+    )
+
+
+def cache_sweep(settings: Settings) -> CacheSweep:
+    data = settings.data_dir.expanduser().resolve()
+    return CacheSweep(
+        data / CACHE, ttl_s=settings.git_cache_ttl_s, every_s=settings.checkout_sweep_every_s
     )
 
 
