@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import secrets
-import statistics
 import subprocess
 import sys
 import time
@@ -39,7 +38,7 @@ from redis import Redis
 from rq import Queue
 from rq.job import Job
 
-from bench.receiver_report import Summary, report
+from bench.receiver_report import Summary, median_rate, report
 from bench.search import Result, Search, Step, alternate, kept_up, sustained
 from bench.servers import (
     BARE_COMMAND,
@@ -263,9 +262,10 @@ def _searches(
         _progress(f"search: receiver at {rate}/s for {seconds:g} s")
         return bench.open(web.port, rate, seconds)
 
-    bare_cap = statistics.median(r["achieved_rate"] for r in bare_runs)
-    web_cap = statistics.median(r["achieved_rate"] for r in web_runs)
-    return [(Search(bare_cap, kept_up), bare_step), (Search(web_cap, sustained), web_step)]
+    return [
+        (Search(median_rate(bare_runs), kept_up), bare_step),
+        (Search(median_rate(web_runs), sustained), web_step),
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

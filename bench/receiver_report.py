@@ -40,10 +40,10 @@ class Summary:
         return self.dispatcher_cpu_s * 1e6 / max(1, accepted)
 
     def bare_rate(self) -> float:
-        return statistics.median(r["achieved_rate"] for r in self.bare)
+        return median_rate(self.bare)
 
     def web_rate(self) -> float:
-        return statistics.median(r["achieved_rate"] for r in self.web)
+        return median_rate(self.web)
 
     def sustained(self) -> float:
         kept = [r["offered_rate"] for r in [*self.fixed, *self.searched] if sustained(r)]
@@ -66,6 +66,11 @@ class Summary:
 
     def duplicated(self) -> int:
         return sum(r["duplicates_enqueued"] for r in self.checked())
+
+
+def median_rate(runs: list[Result]) -> float:
+    """The median of the runs' achieved rates (the closed-loop rate of a server)."""
+    return statistics.median(r["achieved_rate"] for r in runs)
 
 
 def machine() -> str:

@@ -8,19 +8,20 @@ from pathlib import Path
 
 from config.settings import load_settings
 from workers.engine.leftovers import claim
-from workers.processes.worker_loop import new_worker
+from workers.processes.worker_loop import AgentiumWorker, new_worker
 from workers.tasks.record import TaskRecord, TaskStatus
 from workers.tasks.store import TaskStore
+
+
+def _worker(redis_url: str, data: Path, name: str, **settings: str) -> AgentiumWorker:
+    given = {"REDIS_URL": redis_url, "DATA_DIR": str(data), **settings}
+    return new_worker(load_settings(given, env_file=None), name=name)
 
 
 def test_maintenance_removes_an_ended_tasks_old_checkout(
     redis_url: str, redis_client: object, tmp_path: Path
 ) -> None:
-    settings = load_settings(
-        {"REDIS_URL": redis_url, "DATA_DIR": str(tmp_path), "CHECKOUT_TTL_S": "60"},
-        env_file=None,
-    )
-    worker = new_worker(settings, name="maintenance-test")
+    worker = _worker(redis_url, tmp_path, "maintenance-test", CHECKOUT_TTL_S="60")
     store = TaskStore(worker.connection)
     done = TaskRecord(repo="o/r", issue=1, trigger_user="u", trigger_delivery="d")
     store.save(done.model_copy(update={"status": TaskStatus.FINISHED}), lease=None)
@@ -44,11 +45,7 @@ def test_maintenance_removes_an_ended_tasks_old_checkout(
 def test_maintenance_removes_a_repository_copy_unused_past_its_ttl(
     redis_url: str, redis_client: object, tmp_path: Path
 ) -> None:
-    settings = load_settings(
-        {"REDIS_URL": redis_url, "DATA_DIR": str(tmp_path), "GIT_CACHE_TTL_S": "3600"},
-        env_file=None,
-    )
-    worker = new_worker(settings, name="maintenance-copies-test")
+    worker = _worker(redis_url, tmp_path, "maintenance-copies-test", GIT_CACHE_TTL_S="3600")
     cache = tmp_path / "git-cache"
     for name in ("o__old", "o__new"):
         (cache / f"{name}.git" / "objects").mkdir(parents=True)

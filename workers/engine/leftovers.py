@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workers.gitops.ready import remove_checkout
+from workers.periodic import Periodic
 from workers.tasks.lease import TaskBusy
 from workers.tasks.record import TaskStatus
 from workers.tasks.store import TaskStore
@@ -63,9 +64,12 @@ def _remove(path: Path) -> None:
 
 
 @dataclass
-class LeftoverSweep:
+class LeftoverSweep(Periodic[Path]):
     """Removes the directories of ended tasks unused for ``ttl_s`` under ``roots``, at
-    most once every ``every_s`` (``maybe_run`` is cheap to call often)."""
+    most once every ``every_s`` (``maybe_run``)."""
+
+    failure = "sweeping old checkouts failed"
+    logger = log
 
     store: TaskStore
     roots: tuple[Path, ...]
@@ -73,17 +77,6 @@ class LeftoverSweep:
     every_s: float
     clock: Callable[[], float] = time.time
     _last_run: float | None = field(default=None, init=False)
-
-    def maybe_run(self) -> list[Path]:
-        now = self.clock()
-        if self._last_run is not None and now - self._last_run < self.every_s:
-            return []
-        self._last_run = now
-        try:
-            return self.run()
-        except Exception:  # a sweep that fails must not stop the worker
-            log.exception("sweeping old checkouts failed")
-            return []
 
     def run(self) -> list[Path]:
         removed = [path for path in self._candidates() if self._sweep(path)]

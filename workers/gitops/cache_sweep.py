@@ -17,6 +17,7 @@ network clone, nothing else.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import time
@@ -24,6 +25,8 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from workers.periodic import Periodic
 
 log = logging.getLogger("agentium.git")
 
@@ -42,26 +45,18 @@ def touch_used(copy: Path) -> None:
 
 
 @dataclass
-class CacheSweep:
+class CacheSweep(Periodic[str]):
     """Removes the copies under ``root`` unused for ``ttl_s``, at most once every
-    ``every_s`` (``maybe_run`` is cheap to call often)."""
+    ``every_s`` (``maybe_run``)."""
+
+    failure = "sweeping unused repository copies failed"
+    logger = log
 
     root: Path
     ttl_s: float
     every_s: float
     clock: Callable[[], float] = time.time
     _last_run: float | None = field(default=None, init=False)
-
-    def maybe_run(self) -> list[str]:
-        now = self.clock()
-        if self._last_run is not None and now - self._last_run < self.every_s:
-            return []
-        self._last_run = now
-        try:
-            return self.run()
-        except Exception:  # a sweep that fails must not stop the worker
-            log.exception("sweeping unused repository copies failed")
-            return []
 
     def run(self) -> list[str]:
         """The names (``<repo>``) of the copies removed."""
@@ -88,14 +83,12 @@ class CacheSweep:
 
     def _last_use(self, name: str) -> float:
         """The marker's time; without one, the newest of the copy's parts."""
+        marker = self.root / f"{name}{USED}"
+        paths = [marker] if marker.exists() else [self.root / f"{name}{p}" for p in PARTS]
         times = []
-        for suffix in (USED, *PARTS):
-            try:
-                times.append((self.root / f"{name}{suffix}").stat().st_mtime)
-            except OSError:
-                continue
-            if suffix == USED:
-                break
+        for path in paths:
+            with contextlib.suppress(OSError):  # a part not there, or gone meanwhile
+                times.append(path.stat().st_mtime)
         return max(times, default=0.0)
 
     def _remove(self, path: Path) -> None:
